@@ -20,6 +20,8 @@ export const LD_W_ABS = 0x20;
 export const JEQ_K = 0x15;
 /** `BPF_JMP | BPF_JGE | BPF_K`: if A >= k skip jt, else skip jf. */
 export const JGE_K = 0x35;
+/** `BPF_ALU | BPF_AND | BPF_K`: A &= k. */
+export const ALU_AND_K = 0x54;
 /** `BPF_RET | BPF_K`: return k. */
 export const RET_K = 0x06;
 

@@ -11,10 +11,18 @@
  *   an ssh or gpg agent, a dev server in `/var/tmp` or `$HOME`) was an open
  *   door, with the network off too. Refusing to create the socket closes
  *   every path at once, where the former scan of `/run` found only some.
- *   `socketpair(2)` stays allowed: it makes an already connected, nameless
- *   pair (pipes for Python multiprocessing, `make -j`, coprocesses). Only
- *   the low 32 bits of the first argument are compared, as the kernel
- *   reads `int family`.
+ *   `socketpair(2)` stays allowed for stream and seqpacket pairs: it makes
+ *   an already connected, nameless pair (pipes for Python multiprocessing,
+ *   `make -j`, coprocesses), which can neither connect again nor send to
+ *   an address. Only the low 32 bits of the first argument are compared, as
+ *   the kernel reads `int family`.
+ * - `socketpair(AF_UNIX, …)` of any other type (`SOCK_DGRAM`, and
+ *   `SOCK_RAW`, which the kernel makes a datagram socket) → EPERM. A
+ *   datagram socket may `connect` again and `sendto` any address: a pair's
+ *   end sent a datagram, with a descriptor, to a host socket outside every
+ *   root with the network off (journald, `/dev/log`, a service's control
+ *   socket), and got its reply (attack round 29 l05, l19). The type is
+ *   compared without its flags (`SOCK_NONBLOCK`, `SOCK_CLOEXEC`).
  * - `io_uring_setup`, `io_uring_enter`, `io_uring_register` → EPERM.
  *   Measured: io_uring works inside the sandbox here, and its
  *   `IORING_OP_SOCKET` and `IORING_OP_CONNECT` make and connect a Unix
@@ -46,6 +54,7 @@
  * @module
  */
 import {
+  ALU_AND_K,
   type AsmInsn,
   assemble,
   type BpfInsn,
@@ -80,7 +89,12 @@ export const AF_UNIX = 1;
 export const AF_VSOCK = 40;
 
 /** Offsets in `struct seccomp_data` (little-endian: the low half of an argument comes first). */
-export const SECCOMP_DATA = { nr: 0, arch: 4, arg0Low: 16 } as const;
+export const SECCOMP_DATA = { nr: 0, arch: 4, arg0Low: 16, arg1Low: 24 } as const;
+
+/** `SOCK_STREAM`, `SOCK_SEQPACKET`: the socket types a Unix socket pair may have. */
+export const PAIR_TYPES = [1, 5] as const;
+/** `SOCK_TYPE_MASK`: the type without its flags. */
+const SOCK_TYPE_MASK = 0xf;
 
 /** Architectures the filter knows. */
 export type SeccompArch = "x86_64" | "aarch64";
@@ -89,6 +103,7 @@ export type SeccompArch = "x86_64" | "aarch64";
 export const SYSCALLS: Record<SeccompArch, Record<string, number>> = {
   x86_64: {
     socket: 41,
+    socketpair: 53,
     add_key: 248,
     request_key: 249,
     keyctl: 250,
@@ -98,6 +113,7 @@ export const SYSCALLS: Record<SeccompArch, Record<string, number>> = {
   },
   aarch64: {
     socket: 198,
+    socketpair: 199,
     add_key: 217,
     request_key: 218,
     keyctl: 219,
@@ -119,7 +135,8 @@ const DENIED = [
 
 /** What the filter refuses, one phrase each (for `penguin sandbox check`). */
 export const SECCOMP_BLOCKS: readonly string[] = [
-  "socket(AF_UNIX) (socketpair allowed)",
+  "socket(AF_UNIX) (stream and seqpacket socketpair allowed)",
+  "socketpair(AF_UNIX) of datagram type (it can send to any address)",
   "socket(AF_VSOCK) (the VM host's sockets, outside any network namespace)",
   "io_uring",
   "kernel keyrings (add_key, request_key, keyctl)",
@@ -131,6 +148,7 @@ function archBlock(arch: SeccompArch): AsmInsn[] {
   const out: AsmInsn[] = [{ label: arch, code: LD_W_ABS, k: SECCOMP_DATA.nr }];
   if (arch === "x86_64") out.push({ code: JGE_K, k: X32_SYSCALL_BIT, jt: "kill" });
   out.push({ code: JEQ_K, k: nr.socket!, jt: "socket" });
+  out.push({ code: JEQ_K, k: nr.socketpair!, jt: "socketpair" });
   for (const name of DENIED) out.push({ code: JEQ_K, k: nr[name]!, jt: "deny" });
   out.push({ code: RET_K, k: SECCOMP_RET_ALLOW });
   return out;
@@ -149,7 +167,14 @@ export function seccompInstructions(): BpfInsn[] {
     { code: JEQ_K, k: AF_UNIX, jt: "deny" },
     { code: JEQ_K, k: AF_VSOCK, jt: "deny" },
     { code: RET_K, k: SECCOMP_RET_ALLOW },
+    { label: "socketpair", code: LD_W_ABS, k: SECCOMP_DATA.arg0Low },
+    { code: JEQ_K, k: AF_UNIX, jf: "allow" },
+    { code: LD_W_ABS, k: SECCOMP_DATA.arg1Low },
+    { code: ALU_AND_K, k: SOCK_TYPE_MASK },
+    { code: JEQ_K, k: PAIR_TYPES[0], jt: "allow" },
+    { code: JEQ_K, k: PAIR_TYPES[1], jt: "allow" },
     { label: "deny", code: RET_K, k: SECCOMP_RET_ERRNO | EPERM },
+    { label: "allow", code: RET_K, k: SECCOMP_RET_ALLOW },
     { label: "kill", code: RET_K, k: SECCOMP_RET_KILL_PROCESS },
   ]);
 }

@@ -11,7 +11,8 @@ import {
   SYSCALLS,
 } from "../../lib/sandbox/seccomp.ts";
 import { createPolicy, seccompProgram, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { collect } from "./_helpers.ts";
+import { collect, visibleTempDir } from "./_helpers.ts";
+import { join } from "node:path";
 import { withWorkspace } from "../support/roots.ts";
 
 const EPERM = SECCOMP_RET_ERRNO | 1;
@@ -38,6 +39,9 @@ function run(program: Uint8Array, nr: number, arch: number, args: bigint[] = [])
         break;
       case 0x35: // jge k
         pc += acc >= k ? jt : jf;
+        break;
+      case 0x54: // alu and k
+        acc = (acc & k) >>> 0;
         break;
       case 0x06: // ret k
         return k;
@@ -78,7 +82,25 @@ for (
     // AF_VSOCK reaches the VM host whatever the network namespace.
     assert.equal(run(prog, nr.socket!, arch, [40n, 1n, 0n]), EPERM);
     const socketpair = name === "x86_64" ? 53 : 199;
+    assert.equal(nr.socketpair, socketpair);
     assert.equal(run(prog, socketpair, arch, [1n, 1n, 0n]), SECCOMP_RET_ALLOW);
+  });
+
+  Deno.test(`${name}: a Unix socket pair may be stream or seqpacket, never datagram`, () => {
+    const pair = (family: bigint, type: bigint) => run(prog, nr.socketpair!, arch, [family, type]);
+    const NONBLOCK = 0o4000n, CLOEXEC = 0o2000000n;
+    assert.equal(pair(1n, 1n), SECCOMP_RET_ALLOW); // SOCK_STREAM
+    assert.equal(pair(1n, 5n), SECCOMP_RET_ALLOW); // SOCK_SEQPACKET
+    assert.equal(pair(1n, 1n | NONBLOCK | CLOEXEC), SECCOMP_RET_ALLOW);
+    assert.equal(pair(1n, 5n | CLOEXEC), SECCOMP_RET_ALLOW);
+    // SOCK_DGRAM, and SOCK_RAW, which the kernel makes a datagram socket for AF_UNIX.
+    assert.equal(pair(1n, 2n), EPERM);
+    assert.equal(pair(1n, 2n | NONBLOCK | CLOEXEC), EPERM);
+    assert.equal(pair(1n, 3n), EPERM);
+    assert.equal(pair(1n, 4n), EPERM);
+    // `int family`: high bits do not hide AF_UNIX; other families are the kernel's to refuse.
+    assert.equal(pair(0x1_0000_0001n, 2n), EPERM);
+    assert.equal(pair(2n, 2n), SECCOMP_RET_ALLOW);
   });
 
   Deno.test(`${name}: io_uring and the keyring calls are refused, ordinary calls pass`, () => {
@@ -177,6 +199,74 @@ EOF`);
     assert.match(r.out, /^unix EPERM$/m);
     assert.match(r.out, /^raw -1 1$/m);
     assert.match(r.out, /^inet ok$/m);
+  },
+});
+
+Deno.test({
+  name:
+    "python: a datagram socket pair is refused, so no host socket gets a datagram (round 29 l05)",
+  ignore: !hasPython,
+  async fn() {
+    const dir = await visibleTempDir("penguin-dgram-");
+    const path = join(dir, "host.sock");
+    // The host's listener: prints every datagram until "end", which the test sends afterwards.
+    const listener = new Deno.Command("python3", {
+      args: [
+        "-c",
+        `import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); print("ready", flush=True)
+while True:
+    d = s.recv(100)
+    print(d.decode(), flush=True)
+    if d == b"end": break`,
+        path,
+      ],
+      stdout: "piped",
+    }).spawn();
+    try {
+      const reader = listener.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      assert.equal((await reader.read()).value, "ready\n");
+      const r = await inSandbox(`python3 - <<'EOF'
+import socket
+for t in ("SOCK_DGRAM", "SOCK_RAW"):
+    try:
+        a, b = socket.socketpair(socket.AF_UNIX, getattr(socket, t))
+        a.sendto(b"leak " + t.encode(), ${JSON.stringify(path)})
+        print(t, "sent")
+    except PermissionError:
+        print(t, "EPERM")
+    except OSError as e:
+        print(t, "error", e.errno)
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET); a.send(b"y"); print("seqpacket", b.recv(1).decode())
+EOF`);
+      assert.match(r.out, /^SOCK_DGRAM EPERM$/m);
+      assert.match(r.out, /^SOCK_RAW EPERM$/m);
+      assert.match(r.out, /^seqpacket y$/m);
+      const end = new Deno.Command("python3", {
+        args: [
+          "-c",
+          `import socket, sys
+socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"end", sys.argv[1])`,
+          path,
+        ],
+      });
+      assert.ok((await end.output()).success);
+      let got = "";
+      while (!got.includes("end\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        got += value;
+      }
+      assert.equal(got, "end\n");
+    } finally {
+      try {
+        listener.kill("SIGKILL");
+      } catch {
+        // Ended already.
+      }
+      await listener.status;
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
 
