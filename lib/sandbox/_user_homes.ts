@@ -19,6 +19,9 @@ interface Account {
   home: string;
 }
 
+/** Accounts below this uid are the system's own (Debian's, Fedora's and macOS's first user). */
+const FIRST_USER_UID = 500;
+
 function accounts(passwd: string): Account[] {
   const out: Account[] = [];
   for (const line of passwd.split("\n")) {
@@ -70,4 +73,31 @@ export function otherUserHomes(home: string | undefined): string[] {
   const sudoUser = tryOr(() => Deno.env.get("SUDO_USER"), undefined);
   const own = home?.replace(/\/+$/, "");
   return passwdHomes(passwd, uid, sudoUser).filter((h) => h !== own);
+}
+
+/**
+ * Under `sudo`, the home of the user who ran it (`SUDO_USER`, a login account: uid
+ * {@linkcode FIRST_USER_UID} or above, a home below `/` other than `home`), from `passwd`.
+ * A command of penguin running as root has no capability left, but reads every file there that
+ * others may read: the tokens in that user's `.bashrc`, `.npmrc`, `.pypirc` reached the model
+ * (attack round 29 l02b). The policy hides it whole (a workspace inside it is shown on top).
+ */
+export function sudoUserHome(
+  passwd: string,
+  sudoUser: string | undefined,
+  home: string | undefined,
+): string | undefined {
+  if (!sudoUser) return undefined;
+  const account = accounts(passwd).find((a) => a.name === sudoUser);
+  const h = account?.home.replace(/\/+$/, "");
+  if (!account || !h || !/^\/[^/]+\/./.test(h) || Number(account.uid) < FIRST_USER_UID) {
+    return undefined;
+  }
+  return h === home?.replace(/\/+$/, "") ? undefined : h;
+}
+
+/** {@linkcode sudoUserHome} of this process's `SUDO_USER`. */
+export function sudoHome(home: string | undefined): string | undefined {
+  const passwd = tryOr(() => readTextNow("/etc/passwd"), "");
+  return sudoUserHome(passwd, tryOr(() => Deno.env.get("SUDO_USER"), undefined), home);
 }

@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { GitAccess } from "./git_guard.ts";
 import { type WorkspaceId, workspaceIdentities, workspaceIdOf } from "./workspace_identity.ts";
+import { sudoHome } from "./_user_homes.ts";
 
 export { type WorkspaceId, workspaceIdOf };
 
@@ -284,9 +285,76 @@ export const SYSTEM_SECRETS: readonly string[] = [
   "/etc/security/opasswd",
 ];
 
+/**
+ * Where machines keep credentials beside the password files (attack round 29 l12: a backup of
+ * `/etc/shadow`, a TLS private key and debconf's passwords were read by a command of penguin
+ * running as root): hidden when present, a directory whole.
+ */
+export const SYSTEM_SECRET_PLACES: readonly string[] = [
+  "/etc/ssl/private",
+  "/etc/pki/tls/private",
+  "/etc/letsencrypt",
+  "/etc/krb5.keytab",
+  "/etc/ipsec.secrets",
+  "/etc/ppp/chap-secrets",
+  "/etc/ppp/pap-secrets",
+  "/etc/wireguard",
+  "/etc/NetworkManager/system-connections",
+  "/etc/mysql/debian.cnf",
+  "/etc/sssd",
+  "/etc/samba/smbpasswd",
+  "/etc/ceph",
+  "/etc/kubernetes",
+  "/etc/rancher",
+  "/etc/docker/key.json",
+  "/var/cache/debconf/passwords.dat",
+  "/var/cache/private",
+  "/var/lib/private",
+  "/var/lib/samba/private",
+  "/var/lib/kubelet/pki",
+  "/var/lib/rancher/k3s/server",
+];
+
+/**
+ * The directories whose entries only root may read are hidden from the commands of a penguin
+ * running as root ({@linkcode rootOnlyEntries}): a sandboxed root has no capability left, so it
+ * reads a file by its owner bits, which makes every root-owned file there its own.
+ */
+export const ROOT_ONLY_DIRS: readonly string[] = ["/etc", "/var/backups"];
+
+/**
+ * The entries of `dirs` (not below them) that root owns and only root may read: no read bit for
+ * others; a directory whole, a link never (what it names is judged where it lies).
+ */
+export function rootOnlyEntries(dirs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = [...Deno.readDirSync(dir)].filter((e) => !e.isSymlink).map((e) => e.name);
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      const path = join(dir, name);
+      try {
+        const info = Deno.lstatSync(path);
+        if (info.uid === 0 && info.mode !== null && (info.mode & 0o004) === 0) out.push(path);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  return out;
+}
+
 let systemSecretsFound: string[] | undefined;
 
-/** {@linkcode SYSTEM_SECRETS} and the SSH host keys of `/etc/ssh` (looked up once per process). */
+/**
+ * {@linkcode SYSTEM_SECRETS}, the SSH host keys of `/etc/ssh`, the {@linkcode SYSTEM_SECRET_PLACES}
+ * that exist and, for a penguin running as root, the root-only entries of
+ * {@linkcode ROOT_ONLY_DIRS} (looked up once per process).
+ */
 export function systemSecrets(): string[] {
   if (systemSecretsFound !== undefined) return systemSecretsFound;
   const keys: string[] = [];
@@ -297,7 +365,16 @@ export function systemSecrets(): string[] {
   } catch {
     // No /etc/ssh (or not readable): nothing of it to hide.
   }
-  systemSecretsFound = [...SYSTEM_SECRETS, ...keys.sort()];
+  const places = SYSTEM_SECRET_PLACES.filter((p) => {
+    try {
+      Deno.lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const asRoot = Deno.uid() === 0 ? rootOnlyEntries(ROOT_ONLY_DIRS) : [];
+  systemSecretsFound = [...new Set([...SYSTEM_SECRETS, ...keys.sort(), ...places, ...asRoot])];
   return systemSecretsFound;
 }
 
@@ -370,6 +447,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     ...runtimeSecrets(hostEnv ?? Deno.env.toObject()),
     ...keyDirOf(hostEnv ?? Deno.env.toObject()),
     ...systemSecrets(),
+    ...[sudoHome(home ? resolve(home) : undefined)].filter((h) => h !== undefined),
     ...(opts.hide ?? []).map((p) => resolve(p)),
   ];
   const policy: SandboxPolicy = {

@@ -3,7 +3,7 @@
 // $HOME's, since the user's later shell may have either as its HOME.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { passwdHomes } from "../../lib/sandbox/_user_homes.ts";
+import { passwdHomes, sudoUserHome } from "../../lib/sandbox/_user_homes.ts";
 import { gitConfigTargets } from "../../lib/sandbox/git_config_guard.ts";
 import { findGitLayout } from "../../lib/sandbox/git_guard.ts";
 
@@ -21,6 +21,22 @@ Deno.test("passwdHomes: the uid's home, then SUDO_USER's, absolute and not /", (
   assert.deepEqual(passwdHomes(PASSWD, 0, "root"), ["/root"]);
   assert.deepEqual(passwdHomes(PASSWD, 1, "bob"), []);
   assert.deepEqual(passwdHomes(PASSWD, null, "nobody"), []);
+});
+
+Deno.test("sudoUserHome: a login account's home under sudo, never a system account's", () => {
+  const passwd = PASSWD + "\nbin:x:2:2::/bin:/usr/sbin/nologin\nweb:x:33:33::/var/www:/bin/sh\n" +
+    "carol:x:1002:1002::/srv/carol:/bin/sh";
+  assert.equal(sudoUserHome(passwd, "alice", "/root"), "/home/alice");
+  assert.equal(sudoUserHome(passwd, "carol", "/root"), "/srv/carol");
+  // Not under sudo, an unknown user, a system account, a home of one level or not absolute.
+  assert.equal(sudoUserHome(passwd, undefined, "/root"), undefined);
+  assert.equal(sudoUserHome(passwd, "mallory", "/root"), undefined);
+  assert.equal(sudoUserHome(passwd, "bin", "/root"), undefined);
+  assert.equal(sudoUserHome(passwd, "web", "/root"), undefined);
+  assert.equal(sudoUserHome(passwd, "daemon", "/root"), undefined);
+  assert.equal(sudoUserHome(passwd, "bob", "/root"), undefined);
+  // penguin's own home is hidden by the home rule already.
+  assert.equal(sudoUserHome(passwd, "alice", "/home/alice/"), undefined);
 });
 
 Deno.test("gitConfigTargets: another home's core.hooksPath counts besides $HOME's", async () => {
