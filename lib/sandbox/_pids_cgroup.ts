@@ -53,21 +53,30 @@ export function ceilingFor(held: number, unlimited: boolean): string {
 const SET = `echo "$2" >"$1/pids.max"`;
 
 /**
- * bash: `$1` the ceiling. Finds a hierarchy root where a pids cgroup can be
- * made (v1's `pids`, else v2's root with `pids` enabled for its children),
- * removes the empty cgroups of penguin processes that are gone, makes
+ * bash: `$1` the ceiling. Finds where a pids cgroup can be made: on v1, below
+ * the `pids` cgroup penguin runs in (an administrator's `pids.max` there, a
+ * CI job's or systemd's `TasksMax`, still holds its commands: made at the
+ * hierarchy's root, they escaped it, attack round 29 i06); else v2's root
+ * with `pids` enabled for its children (a v2 cgroup with processes cannot
+ * have children with controllers). Removes the empty cgroups of penguin
+ * processes that are gone (there, and at the root where earlier versions
+ * made them), makes
  * `penguin-<penguin's pid>-<random>` with `pids.max` set, and prints
  * `dir <path>`.
  */
-const MAKE = `max=$1 base=
+const MAKE = `max=$1 base= top= own=
 if [ -e /sys/fs/cgroup/pids/cgroup.procs ] && [ ! -e /sys/fs/cgroup/pids/pids.max ]; then
-  base=/sys/fs/cgroup/pids
+  top=/sys/fs/cgroup/pids base=$top
+  while IFS=: read -r _ ctl path; do
+    [ "$ctl" = pids ] && own=\${path%/}
+  done </proc/self/cgroup
+  [ -n "$own" ] && [ -d "$top$own" ] && base=$top$own
 elif [ -e /sys/fs/cgroup/cgroup.subtree_control ]; then
   read -r sub 2>/dev/null </sys/fs/cgroup/cgroup.subtree_control
-  case " $sub " in *" pids "*) base=/sys/fs/cgroup ;; esac
+  case " $sub " in *" pids "*) base=/sys/fs/cgroup top=$base ;; esac
 fi
 [ -n "$base" ] || exit 0
-for d in "$base"/penguin-*-*; do
+for d in "$base"/penguin-*-* "$top"/penguin-*-*; do
   [ -d "$d" ] || continue
   p=\${d##*/penguin-}; p=\${p%%-*}
   [ -d "/proc/$p" ] || rmdir "$d" 2>/dev/null
