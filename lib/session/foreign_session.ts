@@ -11,6 +11,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { LineProblem, LossEntry } from "./import_report.ts";
 import { COLLECT_EVERY_BYTES, collectorEvery, garbageCollector } from "../state/_gc.ts";
+import { openRegularNow } from "../state/_fs.ts";
 
 /** The harnesses penguin imports from. */
 export type Harness = "codex" | "claude" | "pi";
@@ -183,7 +184,8 @@ function* fileLines(
   // As the whole text decoded at once would read: a byte order mark dropped only at the start.
   const first = new TextDecoder();
   const rest = new TextDecoder("utf-8", { ignoreBOM: true });
-  using file = Deno.openSync(path, { read: true });
+  // Without blocking: the file may have been swapped for a FIFO since it was looked at.
+  using file = openRegularNow(path);
   const buf = new Uint8Array(1 << 20);
   let held = new Uint8Array(0);
   let heldLength = 0;
@@ -206,8 +208,8 @@ function* fileLines(
   // A pass makes garbage fast (each line parsed and dropped): collected as it goes.
   const collected = collectorEvery(COLLECT_EVERY_BYTES);
   while (left > 0) {
-    const n = file.readSync(buf.subarray(0, Math.min(buf.length, left)));
-    if (n === null || n === 0) break;
+    const n = file.read(buf.subarray(0, Math.min(buf.length, left)));
+    if (n === 0) break;
     left -= n;
     collected(n);
     let start = 0;

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { readUpTo } from "../state/_fs.ts";
+import { openRegularNow, readUpTo } from "../state/_fs.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
@@ -167,10 +167,10 @@ export const MAX_FOREIGN_FILE_BYTES = 64 * 1024 * 1024;
  * {@linkcode MAX_FOREIGN_FILE_BYTES}, refused unread otherwise, with the size
  * found, which is all that is read of it.
  */
-async function sizedFile(path: string): Promise<{ path: string; size: number }> {
-  // Looked at first: a FIFO would block the open, a huge file is refused unread.
-  const info = await Deno.stat(path);
-  if (!info.isFile) throw new Error(`"${path}" is not a regular file`);
+function sizedFile(path: string): { path: string; size: number } {
+  // Opened without blocking (a FIFO is refused, not waited on), a huge file refused unread.
+  using file = openRegularNow(path);
+  const info = { size: file.size };
   if (info.size > MAX_FOREIGN_FILE_BYTES) {
     throw new Error(
       `"${path}" holds ${formatSize(info.size)}; a session file may hold at most ${
@@ -185,14 +185,14 @@ async function sizedFile(path: string): Promise<{ path: string; size: number }> 
 const META_MAX_BYTES = 64 * 1024;
 
 /** What `detectFormat` looks at: the first line, or the first MiB when that is longer. */
-async function readHead(path: string, size: number): Promise<string> {
-  using file = await Deno.open(path, { read: true });
+function readHead(path: string, size: number): string {
+  using file = openRegularNow(path);
   const dec = new TextDecoder();
   let text = "";
   const buf = new Uint8Array(1 << 20);
   for (let left = size; left > 0;) {
-    const n = await file.read(buf.subarray(0, Math.min(buf.length, left)));
-    if (n === null || n === 0) break;
+    const n = file.read(buf.subarray(0, Math.min(buf.length, left)));
+    if (n === 0) break;
     left -= n;
     text += dec.decode(buf.subarray(0, n), { stream: true });
     if (text.length >= 1 << 20 && text.includes("\n")) break;
@@ -234,7 +234,7 @@ async function claudeSubagents(
     }
     // Not read here: one is parsed, line by line, only when an Agent call of the session names it
     // (eight 60 MB transcripts read whole took the import to 750 MB, attack round 21 bounded #1).
-    out.push({ file: path, text: await sizedFile(path), meta });
+    out.push({ file: path, text: sizedFile(path), meta });
   }
   return out;
 }
@@ -272,7 +272,7 @@ function claudeParentOf(file: string): string | null {
 
 /** Read and convert one session file of `harness` (nothing written): to look at its recorded cwd, say. */
 export async function readForeignSession(file: string, harness: Harness): Promise<ForeignSession> {
-  return await parseFile(file, harness, await sizedFile(file));
+  return await parseFile(file, harness, sizedFile(file));
 }
 
 function allProblems(s: ForeignSession): string[] {
@@ -313,8 +313,8 @@ export async function importForeign(
     let spool: Spool | undefined;
     try {
       // Read line by line by the parser, never whole (at most the size checked here).
-      const source = await sizedFile(f);
-      const harness = options.from ?? detectFormat(await readHead(f, source.size));
+      const source = sizedFile(f);
+      const harness = options.from ?? detectFormat(readHead(f, source.size));
       const parent = harness === "claude" ? claudeParentOf(f) : null;
       if (parent !== null && given.has(parent)) {
         report.withParent.push(f);

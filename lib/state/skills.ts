@@ -330,6 +330,8 @@ export async function installSkill(
   skillsDir: string,
   source: string,
   name?: string,
+  /** The name when neither `name` nor the frontmatter gives one (default: `source`'s). */
+  sourceName?: string,
 ): Promise<InstalledSkill> {
   // Long because: one install, in order: stat, unpack or copy (leaving out repositories), the
   // size checks, the name and frontmatter checks, then the replace; each step may refuse.
@@ -380,7 +382,7 @@ export async function installSkill(
     }
     const text = await headText(join(root, "SKILL.md"));
     const fm = skillFrontmatter(text);
-    const fallback = top ?? basename(source).replace(/\.(tar\.gz|tgz)$/, "");
+    const fallback = top ?? basename(sourceName ?? source).replace(/\.(tar\.gz|tgz)$/, "");
     const chosen = name ?? (SKILL_NAME.test(fm.name ?? "") ? fm.name! : fallback);
     if (!SKILL_NAME.test(chosen)) {
       throw refuse(

@@ -5,7 +5,7 @@
 // readers (openTrace, followLines — which gave a raw Deno error for a missing file), batch inputs.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { NOT_REGULAR_FILE, openRegularFile } from "../../lib/state/_fs.ts";
+import { NOT_REGULAR_FILE, openRegularFile, openRegularNow } from "../../lib/state/_fs.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { followLines, openTrace } from "../../lib/trace/lines.ts";
 import { readBatchInput } from "../../lib/batch/input_file.ts";
@@ -110,5 +110,32 @@ Deno.test("batch inputs: the same refusals, and a missing file is undefined", as
     assert.equal(await readBatchInput(file, label, 1024), "hello\n");
     const big = await refusal(readBatchInput(file, label, 3));
     assert.equal(big.message, `${label} "${file}": it holds more than 3 B`);
+  });
+});
+
+Deno.test("openRegularNow never waits on a FIFO and reads only a regular file (round 29 k06)", async () => {
+  await withDir(async (dir) => {
+    const { fifo, zero, sub, file, missing } = await kinds(dir);
+    // A FIFO nobody writes: a blocking open would wait here for ever.
+    for (const p of [fifo, zero, sub]) {
+      assert.throws(() => openRegularNow(p), /is not a regular file|EISDIR/, p);
+    }
+    assert.throws(() => openRegularNow(missing), (err: Error & { code?: string }) => {
+      return err.code === "ENOENT";
+    });
+    using f = openRegularNow(file);
+    assert.equal(f.size, 6);
+    const buf = new Uint8Array(16);
+    const n = f.read(buf);
+    assert.equal(new TextDecoder().decode(buf.subarray(0, n)), "hello\n");
+    assert.equal(f.read(buf), 0);
+  });
+});
+
+Deno.test("sessions import of a FIFO in a session file's place is refused at once", async () => {
+  await withDir(async (dir) => {
+    const { fifo } = await kinds(dir);
+    const { readForeignSession } = await import("../../lib/session/import_foreign.ts");
+    await assert.rejects(() => readForeignSession(fifo, "codex"), /is not a regular file/);
   });
 });

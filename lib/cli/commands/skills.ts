@@ -93,15 +93,27 @@ async function installCommand(args: string[], ctx: CommandContext): Promise<numb
   const source = p.positionals[0];
   if (!source) throw new PenguinError("usage", `${cmd}: give a skill directory or .tar.gz file`);
   const { dir, agentId, mask } = await skillsDir(ctx, p);
-  // Not read from under a running session's commands, which could swap its files for links.
+  // Not read from under a running session's commands, which could swap its files for links. The
+  // path is resolved once and read by what it resolved to: a link checked while it named a
+  // directory no command writes was re-pointed into the workspace before the copy (attack round
+  // 29 k01).
   const { refuseWhereCommandsWrite } = await import("../../sandbox/live_writers.ts");
-  await refuseWhereCommandsWrite(resolve(source), `${cmd}: cannot install "${source}"`);
+  const real = await Deno.realPath(resolve(source)).catch(() => resolve(source));
+  const what = `${cmd}: cannot install "${source}"`;
+  await refuseWhereCommandsWrite(real, what);
   let done;
   try {
-    done = await installSkill(dir, resolve(source), str(p, "name"));
+    done = await installSkill(dir, real, str(p, "name"), resolve(source));
   } catch (err) {
     if (!(err instanceof PenguinError)) throw err;
     throw new PenguinError(err.kind, mask(err.message));
+  }
+  // A session that started meanwhile may have written what was read: the skill is taken back.
+  try {
+    await refuseWhereCommandsWrite(real, what);
+  } catch (err) {
+    await Deno.remove(done.skill.dir, { recursive: true }).catch(() => {});
+    throw err;
   }
   for (const left of done.leftOut) {
     ctx.io.err(safeText(mask(`penguin: skipped ${left.path}: ${left.reason}\n`)));
