@@ -8,7 +8,7 @@
  */
 import { listDirInPlan } from "./_plan_scope.ts";
 import { basename, dirname, join, relative, sep } from "node:path";
-import { homeSecrets, type SandboxPolicy } from "./policy.ts";
+import { HOME_SECRET_PATTERNS, HOME_SECRETS, homeSecrets, type SandboxPolicy } from "./policy.ts";
 import { type Placeholder, standInPaths } from "./_placeholders.ts";
 import { isStandInName } from "./_standin_ops.ts";
 import { sanitizedGitConfigFile } from "./git_identity.ts";
@@ -229,10 +229,7 @@ export async function homeMounts(
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
   // A check does not walk: the walk would hold up the session's first request, and the plans
   // of its commands (the warm-up's first, once the request is answered) walk once for all.
-  if (!opts.check) {
-    const walk = await credentialFilesIn(out.reveals.map((r) => r.target).filter(isDir));
-    for (const p of walk) if (!allHidden(p)) out.hideMore.push(p);
-  }
+  if (!opts.check) await hideShownCredentialFiles(out);
   if (!writableRoots) {
     await hideOutsideSecretNames(policy, roots, out, opts);
     return out;
@@ -786,9 +783,12 @@ async function hideRelocatedXdg(
   out: HomeMounts,
 ): Promise<void> {
   // The policy's host environment may carry only what commands get: penguin's own counts too.
+  // And the values the login shell exports (`~/.profile`), which the user's own shells have
+  // though penguin was started without them (attack round 29 l07).
   const found = [
     ...relocatedXdgDirs(policy.env.host ?? {}, policy.home),
     ...relocatedXdgDirs(ownXdgEnv(), policy.home),
+    ...relocatedXdgDirs(policy.env.login ?? {}, policy.home),
   ];
   for (const x of found) {
     const real = await realOf(x.dir);
@@ -802,6 +802,28 @@ async function hideRelocatedXdg(
       if (source === undefined || source !== join(real, relative(x.dir, target))) continue;
       await addReveal(out, source, target);
     }
+    // The home's secrets inside those toolchains, mapped there as well (`uv/credentials`,
+    // `pnpm/.npmrc`, `mise/installs/python/*/pip.conf`: attack round 29 l06).
+    const mapped = (list: readonly string[]) =>
+      list.filter((p) => p.startsWith(x.usual)).map((p) => p.slice(x.usual.length));
+    const named = mapped(HOME_SECRETS).map((p) => join(real, p)).filter((p) => lstatOrNone(p));
+    for (const p of [...named, ...await expandSecretPatterns(real, mapped(HOME_SECRET_PATTERNS))]) {
+      if (!out.hideMore.includes(p)) out.hideMore.push(p);
+    }
+  }
+}
+
+/**
+ * Hide the credential files the walk finds in the shown directories, unless a hide below what
+ * shows one covers it already: a relocated XDG directory is hidden whole above its shown
+ * toolchains, which made every file found there count as hidden (attack round 29 l06:
+ * `$XDG_CACHE_HOME/pip/pip.conf`).
+ */
+async function hideShownCredentialFiles(out: HomeMounts): Promise<void> {
+  const shown = out.reveals.map((r) => r.target);
+  for (const p of await credentialFilesIn(shown.filter(isDir))) {
+    const at = shown.filter((t) => inside(p, t)).reduce((a, t) => t.length > a.length ? t : a, "");
+    if (!out.hideMore.some((h) => inside(p, h) && inside(h, at))) out.hideMore.push(p);
   }
 }
 

@@ -51,6 +51,8 @@ const NAMES = new Set([
   "id_ed25519",
   "kaggle.json",
   "auth.json",
+  "pip.conf",
+  "pip.ini",
 ]);
 
 /**

@@ -39,6 +39,8 @@ export interface RelocatedXdgDir {
   dir: string;
   /** The toolchain paths of the home's list that lie in it, mapped there. */
   toolchains: string[];
+  /** The home-relative directory it replaces (`.local/share/`), with its trailing `/`. */
+  usual: string;
 }
 
 /** The relocated XDG directories `env` names, for a user whose home is `home`. */
@@ -57,7 +59,7 @@ export function relocatedXdgDirs(
     if (out.some((o) => o.dir === dir)) continue;
     const toolchains = TOOLCHAIN_PATHS.filter((p) => p.startsWith(usual))
       .map((p) => join(dir, p.slice(usual.length)));
-    out.push({ dir, toolchains });
+    out.push({ dir, toolchains, usual });
   }
   return out;
 }

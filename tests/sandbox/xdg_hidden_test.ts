@@ -75,6 +75,79 @@ Deno.test({
 });
 
 Deno.test({
+  name: "the secrets inside a relocated XDG directory's shown toolchains are hidden (round 29 l06)",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-xdg-tool-secrets-");
+    try {
+      const home = join(base, "home");
+      const ws = join(base, "ws");
+      const data = join(base, "xdg", "data");
+      const cache = join(base, "xdg", "cache");
+      await Deno.mkdir(home, { recursive: true });
+      await Deno.mkdir(ws, { recursive: true });
+      const secrets = [
+        join(data, "uv", "credentials", "credentials.toml"),
+        join(data, "pnpm", ".npmrc"),
+        join(data, "mise", "installs", "node", "20.1.0", "etc", "npmrc"),
+        join(data, "mise", "installs", "python", "3.12.1", "pip.conf"),
+        join(data, "uv", "tools", "ruff", "uv-receipt.toml"),
+        join(cache, "pip", "pip.conf"),
+        join(cache, "pip", ".netrc"),
+      ];
+      for (const [i, p] of secrets.entries()) await put(p, `toolsecret${i}\n`);
+      await put(join(data, "mise", "installs", "node", "20.1.0", "bin", "node"), "toolchain-ok\n");
+      const policy = createPolicy({
+        workspace: ws,
+        home,
+        hostEnv: {
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: home,
+          XDG_DATA_HOME: data,
+          XDG_CACHE_HOME: cache,
+        },
+      });
+      const out = await run(
+        `cat ${secrets.join(" ")} 2>/dev/null; cat ${data}/mise/installs/node/20.1.0/bin/node`,
+        policy,
+      );
+      assert.doesNotMatch(out, /toolsecret/, out);
+      assert.match(out, /toolchain-ok/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "an XDG directory only the login shell moves is hidden too (round 29 l07)",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-xdg-login-");
+    try {
+      const home = join(base, "home");
+      const ws = join(base, "ws");
+      const data = join(base, "xdg", "data");
+      await Deno.mkdir(home, { recursive: true });
+      await Deno.mkdir(ws, { recursive: true });
+      await put(join(data, "keyrings", "login.keyring"), "loginsecret\n");
+      const policy = createPolicy({
+        workspace: ws,
+        home,
+        hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: home },
+      });
+      // What the shell snapshot found `~/.profile` exporting.
+      policy.env.login = { XDG_DATA_HOME: data };
+      const out = await run(`cat ${data}/keyrings/login.keyring 2>&1; echo end`, policy);
+      assert.doesNotMatch(out, /loginsecret/, out);
+      assert.match(out, /end/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "penguin's own XDG_DATA_HOME and XDG_STATE_HOME are hidden from a command it runs",
   ignore: !bwrap,
   fn: async () => {
