@@ -13,16 +13,21 @@
  * cgroup's processes) against one limit, and when the limit is reached the
  * kernel reclaims or kills inside the cgroup only.
  *
- * The layout: `penguin` under the memory cgroup penguin itself runs in (so a
- * container's own limit still applies), made by the first penguin that needs
- * it with `memory.limit_in_bytes` set to {@linkcode BOUND_NUMERATOR}/
- * {@linkcode BOUND_DENOMINATOR} of the memory penguin's cgroup may use (the
- * machine's memory, or its container's limit, the smaller), and under it one
- * `penguin-<pid>-<random>` per penguin process, which that process's
- * sandboxes join (`JOIN_CGROUP` in `_pids_cgroup.ts`, from `__PMCG`). Every
- * penguin process of the machine shares the one bound: however many
- * sessions run, the host keeps the rest. An existing `penguin` cgroup's limit
- * is left as it is (an administrator may have set it).
+ * The layout: `penguin` at the root of the memory hierarchy penguin sees (a
+ * container's own, in a container), made by the first penguin that needs it
+ * with `memory.limit_in_bytes` set to {@linkcode BOUND_NUMERATOR}/
+ * {@linkcode BOUND_DENOMINATOR} of the machine's memory (or of that root's
+ * limit), and under it one `penguin-<pid>-<random>` per penguin process,
+ * which that process's sandboxes join (`JOIN_CGROUP` in `_pids_cgroup.ts`,
+ * from `__PMCG`). Every penguin process of the machine shares the one bound:
+ * however many sessions run, the host keeps the rest. (Made under the cgroup
+ * each penguin ran in, two penguins started from two login scopes or CI jobs
+ * each had three quarters, and together they had the host's processes
+ * killed: attack round 29 i04.) Each process's own cgroup is limited to
+ * 1/{@linkcode OWN_DENOMINATOR} of the bound, and to three quarters of what
+ * the cgroup penguin runs in may use, so neither one session nor a job's
+ * commands moved out of its cgroup take the rest. An existing `penguin`
+ * cgroup's limit is left as it is (an administrator may have set it).
  *
  * Deno's permission set refuses penguin every `/sys` access, so a short bash
  * makes the cgroups (removing, on the way, the empty ones of penguin
@@ -42,32 +47,46 @@ export const BOUND_NUMERATOR = 3;
 export const BOUND_DENOMINATOR = 4;
 
 /**
- * bash: `$1` a limit for this process's own cgroup (tests), or empty. Finds
- * the memory cgroup this shell (like penguin) is in, makes `penguin` there
- * with its bound if it is missing, removes the empty cgroups of penguin
- * processes that are gone, makes `penguin-<penguin's pid>-<random>`, and
- * prints `dir <path>` and `bound <the shared limit in bytes>`.
+ * One penguin process's commands may hold at most this part (1/n) of the shared bound: memory a
+ * command holds in a tmpfs or shared memory belongs to no process, so the kernel never kills the
+ * session holding it, and one session's full `/tmp`s had every other session's commands killed
+ * (attack round 29 i07).
  */
-const MAKE = `pin=$1 own= base=/sys/fs/cgroup/memory
-[ -e "$base/cgroup.procs" ] && [ -e "$base/memory.limit_in_bytes" ] || exit 0
+export const OWN_DENOMINATOR = 2;
+
+/**
+ * bash: `$1` a limit for this process's own cgroup (tests), or empty. Makes
+ * `penguin` at the root of the memory hierarchy this shell (like penguin)
+ * sees, with its bound, if it is missing; removes the empty cgroups of
+ * penguin processes that are gone; makes `penguin-<penguin's pid>-<random>`
+ * with this process's own limit ({@linkcode OWN_DENOMINATOR}, and the bound
+ * of the cgroup penguin runs in); and prints `dir <path>`, `bound <the shared
+ * limit>` and `own <this process's limit>`, in bytes.
+ */
+const MAKE = `pin=$1 own= top=/sys/fs/cgroup/memory tot=
+[ -e "$top/cgroup.procs" ] && [ -e "$top/memory.limit_in_bytes" ] || exit 0
 while IFS=: read -r _ ctl path; do
   [ "$ctl" = memory ] && own=\${path%/}
 done </proc/self/cgroup
-[ -n "$own" ] && [ -d "$base$own" ] && base=$base$own
-p=$base/penguin
+mine=$top
+[ -n "$own" ] && [ -d "$top$own" ] && mine=$top$own
+while read -r k v _; do
+  [ "$k" = MemTotal: ] && tot=$((v * 1024))
+done </proc/meminfo
+[ -n "$tot" ] || exit 0
+limit() {
+  local k v l=$tot
+  while read -r k v _; do
+    [ "$k" = hierarchical_memory_limit ] && [ "$v" -lt "$l" ] 2>/dev/null && l=$v
+  done <"$1/memory.stat"
+  echo "$l"
+}
+p=$top/penguin
 if mkdir "$p" 2>/dev/null; then
   # Older kernels count a child in its parent only with use_hierarchy (always on since 6.1).
   echo 1 2>/dev/null >"$p/memory.use_hierarchy"
-  lim= tot=
-  while read -r k v _; do
-    [ "$k" = hierarchical_memory_limit ] && lim=$v
-  done <"$base/memory.stat"
-  while read -r k v _; do
-    [ "$k" = MemTotal: ] && tot=$((v * 1024))
-  done </proc/meminfo
-  b=$tot
-  [ -n "$lim" ] && { [ -z "$b" ] || [ "$lim" -lt "$b" ]; } && b=$lim
-  if [ -z "$b" ] || ! echo "$((b / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))" 2>/dev/null >"$p/memory.limit_in_bytes"; then
+  b=$(limit "$top")
+  if ! echo "$((b / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))" 2>/dev/null >"$p/memory.limit_in_bytes"; then
     rmdir "$p"
     exit 0
   fi
@@ -78,15 +97,20 @@ for d in "$p"/penguin-*-*; do
   q=\${d##*/penguin-}; q=\${q%%-*}
   [ -d "/proc/$q" ] || rmdir "$d" 2>/dev/null
 done
+read -r b <"$p/memory.limit_in_bytes"
+m=$((b / ${OWN_DENOMINATOR}))
+l=$(limit "$mine")
+[ "$l" -lt "$tot" ] && [ "$((l / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))" -lt "$m" ] && m=$((l / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))
+[ -n "$pin" ] && m=$pin
 d=$p/penguin-$PPID-$RANDOM$RANDOM
 mkdir "$d" 2>/dev/null || exit 0
-if [ -n "$pin" ] && ! echo "$pin" 2>/dev/null >"$d/memory.limit_in_bytes"; then
+if ! echo "$m" 2>/dev/null >"$d/memory.limit_in_bytes"; then
   rmdir "$d"
   exit 0
 fi
-read -r b <"$p/memory.limit_in_bytes"
 echo "dir $d"
-echo "bound $b"`;
+echo "bound $b"
+echo "own $m"`;
 
 const state: {
   tried?: Promise<MemoryCgroup | undefined>;
@@ -102,6 +126,8 @@ export interface MemoryCgroup {
   dir: string;
   /** The limit of the shared `penguin` cgroup, in bytes. */
   bound: number;
+  /** This process's own limit (its commands' together), in bytes. */
+  own: number;
   /** This process's own limit, when tests pinned one. */
   pinned?: number;
 }
@@ -138,8 +164,11 @@ async function make(): Promise<MemoryCgroup | undefined> {
   }
   const dir = facts.get("dir");
   const bound = Number(facts.get("bound"));
-  if (dir === undefined || !Number.isSafeInteger(bound)) return undefined;
-  state.made = { dir, bound, ...(state.pinned === undefined ? {} : { pinned: state.pinned }) };
+  const own = Number(facts.get("own"));
+  if (dir === undefined || !Number.isSafeInteger(bound) || !Number.isSafeInteger(own)) {
+    return undefined;
+  }
+  state.made = { dir, bound, own, ...(state.pinned === undefined ? {} : { pinned: state.pinned }) };
   removeCgroupAtExit(bash, dir);
   return state.made;
 }

@@ -19,7 +19,7 @@ export function withMemoryVerdict(child: SandboxedProcess, since: number): Sandb
     if (s.signal !== "SIGKILL" || made === undefined) return s;
     const kills = await memoryKillsNow();
     if (kills === undefined || kills <= since) return s;
-    return { ...s, memoryBound: made.pinned ?? made.bound };
+    return { ...s, memoryBound: made.own };
   });
   return withStatus(child, status);
 }

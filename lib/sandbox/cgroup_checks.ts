@@ -37,8 +37,10 @@ export async function withCgroupChecks(report: SandboxReport): Promise<SandboxRe
       ? {
         name: "memory bound",
         status: "ok",
-        detail: `${formatSize(memory.bound)} for all penguin commands of the machine together ` +
-          `(memory cgroup ${memory.dir.replace(/\/[^/]+$/, "")})`,
+        detail: `${formatSize(memory.bound)} for all penguin commands of the machine together, ` +
+          `${formatSize(memory.own)} for this penguin's (memory cgroup ${
+            memory.dir.replace(/\/[^/]+$/, "")
+          })`,
       }
       : {
         name: "memory bound",

@@ -26,7 +26,7 @@ Deno.test("sandbox check tells the kernel's bounds on commands: processes and me
   if (memoryCgroupsHere()) {
     assert.match(
       r.stdout,
-      /^ {2}ok\s+memory bound\s+\d+(\.\d)? (GiB|MiB) for all penguin commands of the machine together \(memory cgroup \/sys\/fs\/cgroup\/memory\/.*penguin\)$/m,
+      /^ {2}ok\s+memory bound\s+\d+(\.\d)? (GiB|MiB) for all penguin commands of the machine together, \d+(\.\d)? (GiB|MiB) for this penguin's \(memory cgroup \/sys\/fs\/cgroup\/memory\/penguin\)$/m,
     );
   } else {
     assert.match(r.stdout, /^ {2}warn\s+memory bound\s+none beyond the sizes of \/tmp/m);
