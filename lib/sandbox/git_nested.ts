@@ -69,6 +69,7 @@ import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
+import { standInPaths } from "./_placeholders.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
 import { renameInDir } from "./pinned_rename.ts";
 import { collectorEvery } from "../state/_gc.ts";
@@ -1089,12 +1090,19 @@ async function modulesIdentity(gitDir: string): Promise<string[]> {
  * checked (and disarmed) after the command like a new one.
  */
 async function conventionalState(top: string): Promise<string[]> {
+  const standIns = await standInPaths();
   return await Promise.all(CONVENTIONAL_HOOK_DIRS.map(async (name) => {
     const dir = join(top, name);
     const info = lstatOrNone(dir);
     if (info === undefined) return "-";
     if (!info.isDirectory) return "l";
-    return await isEmptyDir(dir) ? "e" : "n";
+    const empty = await isEmptyDir(dir);
+    // An empty stand-in of a penguin (a session on the repository holds its missing hook
+    // directories) is still missing: counted as there, it made the user's own repository look
+    // changed to a session on an enclosing directory, which renamed it aside (attack round 29
+    // i10, round 28 e31).
+    if (empty && standIns.has(dir)) return "-";
+    return empty ? "e" : "n";
   }));
 }
 
@@ -1254,7 +1262,7 @@ function sameMark(a: NestedRepoMark, b: NestedRepoMark): boolean {
 }
 
 /** A {@linkcode Disarmed}'s `to` when its target was gone before penguin renamed it. */
-const GONE_BEFORE_RENAME = "(gone before penguin renamed it)";
+export const GONE_BEFORE_RENAME = "(gone before penguin renamed it)";
 
 /**
  * Rename the `.git` (a bare repository's `HEAD`) of the armed `repo` aside; `to` empty when that

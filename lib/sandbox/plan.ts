@@ -35,6 +35,7 @@ import {
   disarmUntrusted,
   findNestedRepos,
   gitDirRepoAt,
+  GONE_BEFORE_RENAME,
   MAX_GUARDED_REPOS,
   MAX_WALK_PASSES,
   nestedGitDirs,
@@ -48,6 +49,7 @@ import {
   tooLongProblem,
   undisarmedRepo,
 } from "./git_nested.ts";
+import { noteSessionEnd } from "./session_end_report.ts";
 import { containingReach, observeRepos } from "./_repo_trust.ts";
 import { undisarmedIndex, watchOwnIndexes } from "./git_own_index.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
@@ -596,7 +598,18 @@ async function disarmUntrustedOwnGit(root: string, roots: readonly string[]): Pr
     for (const repo of repos) {
       const mark = { entry: repo.entry, id: await repoIdentity(repo) };
       if (reach.trusts(mark)) continue;
-      refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
+      const { disarmed } = await disarmUntrusted([repo], [mark], [], roots);
+      refuseUndisarmed(disarmed);
+      // Said: a repository renamed aside here may be the user's (attack round 29 i10 found one
+      // renamed without a word).
+      for (const d of disarmed.filter((d) => d.to !== "" && d.to !== GONE_BEFORE_RENAME)) {
+        noteSessionEnd(
+          `[penguin] renamed "${d.from}" to "${d.to}": ${d.why}, and it is not as penguin ` +
+            `recorded it, so a command may have made or changed it. Look at it before you ` +
+            `rename it back`,
+          false,
+        );
+      }
     }
   }
 }
