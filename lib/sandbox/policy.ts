@@ -258,18 +258,32 @@ export function homeSecrets(home: string): string[] {
  */
 export const RUNTIME_SECRETS: readonly string[] = ["containers"];
 
-/** The absolute runtime-directory secrets for `env` (whether or not they exist). */
+/**
+ * The runtime-directory secrets for `env`: each runtime directory whole when it is one as the
+ * XDG specification has it (a directory of the user's, mode 0700: a Kerberos ticket cache, a
+ * keyring, flatpak and gvfs state lie there; its sockets are refused by the seccomp filter anyway:
+ * attack round 29 l18), else {@linkcode RUNTIME_SECRETS} in it (whether or not they exist).
+ */
 export function runtimeSecrets(env: Record<string, string>): string[] {
   const dirs = new Set<string>();
   const xdg = env["XDG_RUNTIME_DIR"];
   if (xdg && isAbsolute(xdg) && resolve(xdg) !== "/") dirs.add(resolve(xdg));
+  let uid: number | null = null;
   try {
-    const uid = Deno.uid();
+    uid = Deno.uid();
     if (uid !== null) dirs.add(`/run/user/${uid}`);
   } catch {
     // no uid on this platform
   }
-  return [...dirs].flatMap((d) => RUNTIME_SECRETS.map((p) => join(d, p)));
+  const own = (d: string) => {
+    try {
+      const info = Deno.lstatSync(d);
+      return info.isDirectory && info.uid === uid && ((info.mode ?? 0o777) & 0o077) === 0;
+    } catch {
+      return false;
+    }
+  };
+  return [...dirs].flatMap((d) => own(d) ? [d] : RUNTIME_SECRETS.map((p) => join(d, p)));
 }
 
 /**
