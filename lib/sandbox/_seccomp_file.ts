@@ -8,7 +8,8 @@
  * content is compared with the filter before every use; a missing or
  * different one is made again. Directories of other filters (older
  * versions, or the per-process files earlier versions left when killed) are
- * removed when a process first makes or finds its own.
+ * removed when a process first makes or finds its own, once a day old
+ * ({@linkcode OTHER_FILTER_AGE_MS}).
  *
  * Every penguin sandbox hides that directory (and pins the way to it), so no
  * command — of this penguin or another one, whatever its workspace — can
@@ -55,16 +56,24 @@ async function holds(path: string, program: Uint8Array): Promise<boolean> {
   }
 }
 
-/** Remove the directories of other filters (see the module doc); never fails. */
+/**
+ * Another filter's directory is removed only once it is this old (ms): a penguin of another
+ * version running meanwhile uses its own, and one removed between its check and bwrap's open
+ * failed that command's start (attack round 29 i19). An older one's user makes it again.
+ */
+export const OTHER_FILTER_AGE_MS = 24 * 60 * 60 * 1000;
+
+/** Remove the old directories of other filters (see the module doc); never fails. */
 async function sweep(keep: string): Promise<void> {
   swept = true;
   try {
     const run = join(keep, "..");
     for await (const e of Deno.readDir(run)) {
       const path = join(run, e.name);
-      if (e.isDirectory && e.name.startsWith("seccomp-") && path !== keep) {
-        await Deno.remove(path, { recursive: true }).catch(() => {});
-      }
+      if (!e.isDirectory || !e.name.startsWith("seccomp-") || path === keep) continue;
+      const made = (await Deno.lstat(path).catch(() => undefined))?.mtime?.getTime();
+      if (made !== undefined && Date.now() - made < OTHER_FILTER_AGE_MS) continue;
+      await Deno.remove(path, { recursive: true }).catch(() => {});
     }
   } catch {
     // Best effort.
