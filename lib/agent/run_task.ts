@@ -280,8 +280,17 @@ export async function runTask(
       ...ran,
     };
   } finally {
-    io.ending?.();
-    await session.dispose();
-    await telemetry?.shutdown();
+    // Disposed whatever the caller's `ending` throws: a reader of stdout that went away made the
+    // renderer's last write throw, and the session's stand-ins, last walk and trace close were
+    // skipped (attack round 29 j06).
+    try {
+      io.ending?.();
+    } finally {
+      try {
+        await session.dispose();
+      } finally {
+        await telemetry?.shutdown();
+      }
+    }
   }
 }

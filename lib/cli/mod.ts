@@ -285,9 +285,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     code = await dispatch(argv, io, pointer);
   } catch (err) {
-    // A reader that went away (`| head`) got all it wanted: not an error.
-    if (io.stdoutClosed?.()) return 0;
-    code = reportError(err, io, pointer.words);
+    // A reader that went away (`| head`) got all it wanted: not an error. What the session's end
+    // left for the user is still told (on stderr: attack round 29 j06 found it dropped).
+    code = io.stdoutClosed?.() ? 0 : reportError(err, io, pointer.words);
   }
   // What a session's end left for the user (an armed repository penguin could not disarm…).
   const ended = takeSessionEndReport();
