@@ -18,7 +18,9 @@
  * command's environment: `_mount_watch_env.ts`) and the init checks its mount table for each of
  * them: before it starts a command (a mount already gone: the command does not
  * run) and every round of its guard while the command runs (one gone: every
- * process of the command is killed, as for too many processes). Each round
+ * process of the command is killed, as for too many processes), by the mount
+ * IDs found at the start, so a command's own rename of a directory holding
+ * one does not count. Each round
  * reads the table and compares it with the last one that held first, so a
  * table that did not change costs one read.
  *
@@ -43,28 +45,39 @@ export function mountGoneMessage(path: string, started: boolean): string {
  * Bash: collect the watched mount points (`__PSW_<n>`) into `__PW`, before the init rebuilds the
  * command's environment (which unsets them).
  */
-export const WATCH_FROM_DATA = `__PW=() __PML= __PWG=
+export const WATCH_FROM_DATA = `__PW=() __PWI=() __PML= __PWG=
 for __PSV in "\${!__PSW_@}"; do __PW+=("\${!__PSV}"); done`;
 
 /**
- * Bash function `mheld`: returns 0 when every watched mount point (`__PW`) is in the mount table,
- * else 1 with the first one missing in `__PWG`. A table equal to the last one that held is not
- * looked through again.
+ * Bash function `mheld`: returns 0 when every watched mount is in the mount table, else 1 with
+ * the first one missing in `__PWG`. The first call finds each watched mount point (`__PW`) by its
+ * path and notes its mount ID (`__PWI`); later calls look for those IDs, wherever the mounts now
+ * lie: a command's own `mv vendor v2` moves the mounts below with the directory, and must not
+ * count as their removal. A table equal to the last one that held is not looked through again.
  */
 export const MOUNTS_HELD = `mheld() {
   [ "\${#__PW[@]}" -gt 0 ] || return 0
-  local l x t
+  local l x t i=0
   local -a m
   local -A s
   mapfile -t m </proc/self/mountinfo
   printf -v t '%s\\n' "\${m[@]}"
   [ "$t" != "$__PML" ] || return 0
-  for l in "\${m[@]}"; do
-    x=\${l#* * * * }
-    s[\${x%% *}]=1
-  done
-  for x in "\${__PW[@]}"; do
-    [ -n "\${s[$x]-}" ] || { __PWG=$x; return 1; }
-  done
+  if [ "\${#__PWI[@]}" -eq 0 ]; then
+    for l in "\${m[@]}"; do
+      x=\${l#* * * * }
+      s[\${x%% *}]=\${l%% *}
+    done
+    for x in "\${__PW[@]}"; do
+      [ -n "\${s[$x]-}" ] || { __PWG=$x; __PWI=(); return 1; }
+      __PWI+=("\${s[$x]}")
+    done
+  else
+    for l in "\${m[@]}"; do s[\${l%% *}]=1; done
+    for x in "\${__PWI[@]}"; do
+      [ -n "\${s[$x]-}" ] || { __PWG=\${__PW[i]}; return 1; }
+      i=$((i + 1))
+    done
+  fi
   __PML=$t
 }`;

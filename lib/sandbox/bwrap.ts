@@ -133,16 +133,21 @@ export function bwrapMountArgs(
 }
 
 /**
- * Where the plan mounts something inside one of its roots, every mount bwrap is sure to make
- * (not the `-try` ones): a directory another penguin session may have writable, so that a
- * command there can rename or remove the mount point and detach the mount (see
- * `_mount_watch.ts`).
+ * Where the plan mounts something inside one of its roots: a directory another penguin session
+ * (or the model, renaming a parent for a moment) may have writable, so that the mount point can be
+ * renamed or removed and the mount detached, or bwrap's `-try` mount skipped (see
+ * `_mount_watch.ts`). Every mount but the writable `-try` binds: a protecting `--ro-bind-try` of
+ * a path the plan found (a nested repository's git directory) counts too (`optional`: watched when
+ * its source is there as the sandbox starts), as one the model made bwrap skip, by renaming a
+ * parent while the sandbox was set up, left the user's `.git` writable (attack round 30 m02).
  */
-export function mountPointsInRoots(plan: SandboxPlan): string[] {
-  const points = mountOps(plan).ops
-    .filter((o) => !o.optional && plan.roots.some((r) => within(o.path, r)))
-    .map((o) => o.path);
-  return [...new Set(points)];
+export function mountPointsInRoots(plan: SandboxPlan): { path: string; optional: boolean }[] {
+  const out = new Map<string, boolean>();
+  for (const o of mountOps(plan).ops) {
+    if ((o.optional && o.rank !== 3) || !plan.roots.some((r) => within(o.path, r))) continue;
+    out.set(o.path, (out.get(o.path) ?? true) && o.optional === true);
+  }
+  return [...out].map(([path, optional]) => ({ path, optional }));
 }
 
 function mountOps(

@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { createPolicy } from "../../lib/sandbox/mod.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { mountGoneMessage, mountinfoPath } from "../../lib/sandbox/_mount_watch.ts";
+import {
+  mountGoneMessage,
+  mountinfoPath,
+  MOUNTS_HELD,
+  WATCH_FROM_DATA,
+} from "../../lib/sandbox/_mount_watch.ts";
+import { mountWatchEnv } from "../../lib/sandbox/_mount_watch_env.ts";
+import { resolvePlan } from "../../lib/sandbox/plan.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
@@ -105,3 +112,67 @@ for (const reuse of [false, true]) {
       }),
   });
 }
+
+Deno.test({
+  name: "a nested repository's git directory (a --ro-bind-try mount) is watched while it exists",
+  ignore: !bwrap,
+  fn: () =>
+    withOddWorkspace(async (ws) => {
+      // The user's repository in the workspace: bwrap skips its `--ro-bind-try` mount when the
+      // model renames a parent away while the sandbox is set up (attack round 30 m02).
+      const r = join(ws, "r");
+      await Deno.mkdir(r);
+      assert.ok((await new Deno.Command("git", { args: ["init", "-q", r] }).output()).success);
+      const plan = await resolvePlan(policyFor(ws), ws);
+      assert.ok(plan.protectTry?.includes(join(r, ".git")), JSON.stringify(plan.protectTry));
+      const watched = Object.values(mountWatchEnv(plan));
+      assert.ok(watched.includes(mountinfoPath(join(r, ".git"))), JSON.stringify(watched));
+      // Gone by the time the sandbox starts (a command removed it): bwrap rightly skips it.
+      await Deno.remove(r, { recursive: true });
+      assert.ok(!Object.values(mountWatchEnv(plan)).includes(mountinfoPath(join(r, ".git"))));
+    }),
+});
+
+/** Whether this process may make a mount namespace of its own (root, `unshare`). */
+const unshareHere = Deno.uid() === 0 &&
+  (await new Deno.Command("unshare", { args: ["-m", "true"] }).output().then(
+    (o) => o.success,
+    () => false,
+  ));
+
+Deno.test({
+  name:
+    "the init's check finds a watched mount by path, then by ID: moved along it holds, gone not",
+  ignore: !unshareHere,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-mheld-");
+    try {
+      // In a mount namespace of its own: a tmpfs at <base>/d/m, watched; its directory renamed
+      // (the mount moves with it, as a command's `mv vendor v2` moves the mounts below); then
+      // the mount removed (as a detach from outside does).
+      const script = `${WATCH_FROM_DATA}
+${MOUNTS_HELD}
+b=$1
+mkdir -p "$b/d/m" && mount -t tmpfs none "$b/d/m" || exit 9
+__PW=("$b/d/m")
+mheld && echo start-held
+mv "$b/d" "$b/e"
+mheld && echo moved-held
+umount "$b/e/m"
+mheld || echo "gone $__PWG"
+__PW=("$b/missing") __PWI=() __PML=
+mheld || echo "missing $__PWG"`;
+      const o = await new Deno.Command("unshare", {
+        args: ["-m", "--propagation", "private", "bash", "-c", script, "mheld", base],
+      }).output();
+      const out = new TextDecoder().decode(o.stdout);
+      assert.equal(o.code, 0, new TextDecoder().decode(o.stderr));
+      assert.equal(
+        out,
+        `start-held\nmoved-held\ngone ${base}/d/m\nmissing ${base}/missing\n`,
+      );
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
