@@ -47,7 +47,7 @@ const GIT_SCHEMES = new Set([
  */
 const plainUrl = (v: string | null) => {
   if (v === null || v.includes("::")) return false;
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(v)?.[1];
+  const scheme = /^([A-Za-z0-9][A-Za-z0-9+.-]*):\/\//.exec(v)?.[1];
   return scheme === undefined || GIT_SCHEMES.has(scheme);
 };
 

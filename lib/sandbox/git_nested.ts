@@ -69,7 +69,6 @@ import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
-import { standInPaths } from "./_placeholders.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
 import { renameInDir } from "./pinned_rename.ts";
 import { collectorEvery } from "../state/_gc.ts";
@@ -334,6 +333,7 @@ async function walkLevels(level: DirRef[], walk: Walk, ctx: WalkContext): Promis
             walk.gone = true;
             return;
           }
+          if (listing.unlisted) walk.tooLong.push(dirs[k]!);
           walk.records.push({
             ...refs[i + k]!,
             stamp: stamps[i + k]!,
@@ -433,18 +433,17 @@ interface Listing {
   subdirs: string[];
   /** A subdirectory's name is not UTF-8 (read with U+FFFD). */
   unaddressable: boolean;
+  /** It could not be listed, and a command may have put a repository in it. */
+  unlisted?: boolean;
 }
 
 /**
  * Read `dir` entry by entry, taking one from `budget.left` for each (stopping
  * below 0); undefined when it is gone or no longer a directory (renamed away
- * since its parent was listed). One that cannot be read otherwise lists empty.
+ * since its parent was listed). One that cannot be read otherwise lists empty,
+ * marked `unlisted` when a command may have put something in it.
  */
-async function listDir(
-  dir: string,
-  budget: { left: number },
-  retried = false,
-): Promise<Listing | undefined> {
+async function listDir(dir: string, budget: { left: number }): Promise<Listing | undefined> {
   const out: Listing = { repoParts: new Map(), dotgits: [], subdirs: [], unaddressable: false };
   try {
     for await (const e of Deno.readDir(dir)) {
@@ -460,30 +459,29 @@ async function listDir(
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return undefined;
     }
-    // A directory of penguin's user that it may not list (a command's `chmod 111`) still lets
-    // git reach a repository inside by its path (attack round 29 j07): made listable, it is read.
-    if (err instanceof Deno.errors.PermissionDenied && !retried && madeListable(dir)) {
-      return await listDir(dir, budget, true);
-    }
-    // unreadable: the stamps still tell whether it changed
+    // A directory penguin may not list (a command's `chmod 111`) still lets git reach a
+    // repository inside by its path (attack round 29 j07). Not made listable: a chmod by name
+    // followed a link swapped in after the look, and the user's `~/.bashrc` became world-writable
+    // (round 30 n02). The walk is left incomplete instead, which refuses the next command, unless
+    // no command could have written there (another user's directory it cannot write).
+    if (err instanceof Deno.errors.PermissionDenied && commandsMayWrite(dir)) out.unlisted = true;
   }
   return out;
 }
 
 /**
- * Give the owner read and search permission on `dir` when it is penguin's user's; whether it
- * changed. Nothing else is changed, and nobody else's directory.
+ * Whether penguin's user may write `dir` (or make it writable): its owner, or a write bit for
+ * others or (penguin's group) for the group. Supplementary groups are not known here: a
+ * directory writable only through one counts as not.
  */
-function madeListable(dir: string): boolean {
+function commandsMayWrite(dir: string): boolean {
   try {
     const info = Deno.lstatSync(dir);
-    const uid = Deno.uid();
-    if (!info.isDirectory || uid === null || info.uid !== uid || info.mode === null) return false;
-    if ((info.mode & 0o500) === 0o500) return false;
-    Deno.chmodSync(dir, (info.mode & 0o7777) | 0o500);
-    return true;
+    const mode = info.mode ?? 0o777;
+    return info.uid === Deno.uid() || (mode & 0o002) !== 0 ||
+      ((mode & 0o020) !== 0 && info.gid === Deno.gid());
   } catch {
-    return false;
+    return true;
   }
 }
 
@@ -773,6 +771,15 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
     if (trap !== undefined) return trap;
   }
   for (const dir of gitDirs) {
+    // Remotes of old (`remotes/<name>`, `branches/<name>`): read by git, checked by none of the
+    // settings' rules (attack round 30 n07).
+    for (const old of ["remotes", "branches"]) {
+      if (existsNow(join(dir, old)) && !await isEmptyDir(join(dir, old))) {
+        return `it has ${join(dir, old)}, remotes of the old form`;
+      }
+    }
+  }
+  for (const dir of gitDirs) {
     try {
       for (const e of listDirNow(join(dir, "hooks"))) {
         if (!e.name.endsWith(".sample")) return `it has the hook ${join(dir, "hooks", e.name)}`;
@@ -783,6 +790,62 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
       if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) {
         return `its hooks directory ${join(dir, "hooks")} cannot be listed (${errorMessage(err)})`;
       }
+    }
+  }
+  return undefined;
+}
+
+/** The keys whose value git may take for a repository to fetch from or push to. */
+const REMOTE_URL_KEY = /^(?:remote\..*\.(?:url|pushurl)|branch\..*\.(?:remote|pushremote))$/is;
+
+/**
+ * The local path a remote URL names (`/p`, `../p`, `file:///p`), resolved against `workTree`;
+ * undefined for a URL git reaches over a transport (`scheme://`, `host:path`).
+ */
+function localUrlPath(url: string, workTree: string): string | undefined {
+  if (/^file:\/\//i.test(url)) {
+    const rest = url.slice("file://".length);
+    return rest.startsWith("/") ? rest : undefined;
+  }
+  if (url.includes("://")) return undefined;
+  const colon = url.indexOf(":");
+  const slash = url.indexOf("/");
+  if (colon !== -1 && (slash === -1 || colon < slash)) return undefined; // host:path
+  return resolve(workTree, url);
+}
+
+/**
+ * Why a repository a command made would run a writable root's code at the user's `git push`: a
+ * remote (`remote.*.url`, `pushurl`, or a path as `branch.*.remote` / `pushRemote`) naming a local
+ * repository inside a `.git` directory of a writable root, whose `pre-receive` and other hooks
+ * git runs on the host. The walk never enters a `.git` (git does not look for repositories
+ * there), and the model hid a bare repository with hooks in one (attack round 30 n01, n03). A
+ * local repository elsewhere in a root is walked and checked as any other.
+ */
+function localRemoteInRoots(
+  entries: readonly { key: string; value: string | null }[],
+  workTree: string,
+  roots: readonly string[],
+): string | undefined {
+  const remotes = new Set(
+    entries.map((e) => /^remote\.(.*)\.[^.]+$/s.exec(e.key)?.[1]).filter((r) => r !== undefined),
+  );
+  for (const e of entries) {
+    if (e.value === null || !REMOTE_URL_KEY.test(e.key)) continue;
+    if (/^branch\./i.test(e.key) && remotes.has(e.value)) continue; // a remote's name
+    const named = localUrlPath(e.value, workTree);
+    if (named === undefined) continue;
+    // As git reaches it: a link on the way (`ws/link` to `sub/.git/evil`) followed.
+    let path = named;
+    try {
+      path = Deno.realPathSync(named);
+    } catch {
+      // Not there (now): as named.
+    }
+    if (!roots.some((r) => inside(path, r))) continue;
+    if (path.split(sep).some((part) => part.toLowerCase() === ".git")) {
+      return `${e.key} names the repository ${path}, inside a .git directory penguin does not ` +
+        "walk: git runs its hooks at a push";
     }
   }
   return undefined;
@@ -881,6 +944,12 @@ async function configArmed(
     if (e.key === "core.worktree" && e.value !== null && worktreeAllowed(e.value)) continue;
     return `${e.file} sets ${e.key}, which is not among the settings penguin knows to run nothing`;
   }
+  const local = localRemoteInRoots(
+    config.entries.filter((e) => repoFiles.has(e.file)),
+    repo.workTree,
+    roots,
+  );
+  if (local !== undefined) return local;
   for (const t of await gitExecTargets(config, repo.workTree, home)) {
     const via = t.links?.find((l) => roots.some((r) => inside(l, r)));
     if (via !== undefined && !t.ifExists) {
@@ -1047,6 +1116,17 @@ export async function repoIdentity(repo: NestedRepo): Promise<string> {
     for (const name of ["config", "config.worktree", "hooks", "commondir", "gitdir"]) {
       parts.push(await id(join(dir, name)), await target(join(dir, name)));
     }
+    // Each hook by name and file: a hook added to the user's repository in a sandbox that went
+    // without its mount left `hooks`' own inode unchanged, and the repository trusted (attack
+    // round 30 m02). The directory's times change with every hook git samples, so not those.
+    const hooks = join(dir, "hooks");
+    try {
+      for (const name of listDirNow(hooks).map((e) => e.name).sort()) {
+        parts.push(`hook:${name}`, await id(join(hooks, name)));
+      }
+    } catch {
+      parts.push("hooks:unlisted");
+    }
   }
   for (const dir of gitDirs) parts.push(...await modulesIdentity(dir));
   return parts.join(" ");
@@ -1083,26 +1163,23 @@ async function modulesIdentity(gitDir: string): Promise<string[]> {
 }
 
 /**
- * The state of each conventional hook directory at `top` (missing, a link,
- * empty, or holding something), in {@linkcode CONVENTIONAL_HOOK_DIRS} order:
+ * The state of each conventional hook directory at `top` (missing or empty, a
+ * link, or holding something), in {@linkcode CONVENTIONAL_HOOK_DIRS} order:
  * a nested repository's missing ones get no stand-in (`plan.ts`), so one a
  * command fills changes the repository's identity, and the repository is
  * checked (and disarmed) after the command like a new one.
  */
 async function conventionalState(top: string): Promise<string[]> {
-  const standIns = await standInPaths();
   return await Promise.all(CONVENTIONAL_HOOK_DIRS.map(async (name) => {
     const dir = join(top, name);
     const info = lstatOrNone(dir);
     if (info === undefined) return "-";
     if (!info.isDirectory) return "l";
-    const empty = await isEmptyDir(dir);
-    // An empty stand-in of a penguin (a session on the repository holds its missing hook
-    // directories) is still missing: counted as there, it made the user's own repository look
-    // changed to a session on an enclosing directory, which renamed it aside (attack round 29
-    // i10, round 28 e31).
-    if (empty && standIns.has(dir)) return "-";
-    return empty ? "e" : "n";
+    // An empty one runs nothing and counts as missing: a penguin's stand-in (a session on the
+    // repository holds its missing hook directories) or a command's `mkdir .hooks` made the
+    // user's own repository look changed, and it was renamed aside for the user's own hook
+    // (attack round 29 i10, round 30 n09, round 28 e31). Filled, it changes the identity.
+    return await isEmptyDir(dir) ? "-" : "n";
   }));
 }
 
@@ -1225,6 +1302,7 @@ export async function disarmNewRepos(
       : was.before.filter((m) => before.some((b) => b.entry === m.entry && b.id === m.id));
     unsettled.set(workspace, { workspace, before: marks, roots, skip });
   }
+  reportDisarmed(out);
   return out;
 }
 
@@ -1373,20 +1451,7 @@ export async function endNestedRepoWatch(): Promise<void> {
     if (!l.last) return;
     const walk = await disarmWalk(l.root, undefined, l.roots, l.skip, l.trusted);
     const { out, consistent, tooLong } = walk;
-    for (const d of out) {
-      if (d.to !== "" && d.to !== GONE_BEFORE_RENAME) {
-        noteSessionEnd(
-          `[penguin] renamed "${d.from}" to "${d.to}": ${d.why}, so the host's git would run ` +
-            `something a command chose. Look at it before you rename it back`,
-          false,
-        );
-      } else {
-        fail(
-          `[penguin] "${d.from}" would make git run something a command chose (${d.why}), and ` +
-            `penguin could not rename it aside: remove or rename it before you run git there`,
-        );
-      }
-    }
+    reportDisarmed(out);
     if (!consistent) {
       fail(
         `[penguin] the directories of "${l.root}" kept changing during penguin's last walk for ` +
@@ -1403,9 +1468,37 @@ export async function endNestedRepoWatch(): Promise<void> {
   );
 }
 
+/**
+ * Tell the user, in the session's end report, each repository a walk renamed aside, or could not
+ * (what the walk after a command renamed was told nowhere: attack round 30 n09).
+ */
+function reportDisarmed(out: readonly Disarmed[]): void {
+  for (const d of out) {
+    if (d.to === GONE_BEFORE_RENAME) continue;
+    if (d.to !== "") {
+      noteSessionEnd(
+        `[penguin] renamed "${d.from}" to "${d.to}": ${d.why}, so the host's git would run ` +
+          `something a command chose. Look at it before you rename it back`,
+        false,
+      );
+    } else {
+      noteSessionEnd(
+        `[penguin] "${d.from}" would make git run something a command chose (${d.why}), and ` +
+          `penguin could not rename it aside: remove or rename it before you run git there`,
+        true,
+      );
+    }
+  }
+}
+
 /** Why a directory whose path is too long (`dir`, below `root`) keeps repositories from being checked. */
 export function tooLongProblem(dir: string, root: string): string {
   const shown = dir.length > 200 ? `${dir.slice(0, 200)}…` : dir;
+  if (!pathTooLong(dir)) {
+    return `the directory "${shown}" below "${root}" cannot be listed, so penguin cannot look ` +
+      `inside it for git repositories (the host's git would run what their configuration ` +
+      `names, reaching them by path). Give it read permission (chmod u+rx), or remove it`;
+  }
   return `the directory "${shown}" below "${root}" has a path longer than the system's limit ` +
     `(${PATH_MAX_BYTES} bytes), so penguin cannot look inside it for git repositories (the ` +
     `host's git would run what their configuration names). Move or rename it so its path is ` +

@@ -99,6 +99,8 @@ Deno.test("inert keys: values that run something are not inert", () => {
   assert.ok(isInertKey("remote.origin.url", "../r"));
   assert.ok(!isInertKey("remote.origin.url", "ext://sh -c x"));
   assert.ok(!isInertKey("remote.origin.url", "persistent-https://h/r"));
+  // git takes a scheme that starts with a digit too (round 30 n03-digit).
+  assert.ok(!isInertKey("remote.origin.url", "1x://h/r"));
   assert.ok(isInertKey("submodule.a.update", "checkout"));
   assert.ok(!isInertKey("submodule.a.update", "!sh x"));
   assert.ok(!isInertKey("remote.origin.uploadpack", "x"));
