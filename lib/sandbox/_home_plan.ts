@@ -229,7 +229,7 @@ export async function homeMounts(
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
   // A check does not walk: the walk would hold up the session's first request, and the plans
   // of its commands (the warm-up's first, once the request is answered) walk once for all.
-  if (!opts.check) await hideShownCredentialFiles(out);
+  if (!opts.check) await hideShownCredentialFiles(out, isHidden);
   if (!writableRoots) {
     await hideOutsideSecretNames(policy, roots, out, opts);
     return out;
@@ -814,14 +814,18 @@ async function hideRelocatedXdg(
 }
 
 /**
- * Hide the credential files the walk finds in the shown directories, unless a hide below what
- * shows one covers it already: a relocated XDG directory is hidden whole above its shown
+ * Hide the credential files the walk finds in the shown directories, unless the policy hides it
+ * or a hide below what shows one covers it already: a relocated XDG directory is hidden whole above its shown
  * toolchains, which made every file found there count as hidden (attack round 29 l06:
  * `$XDG_CACHE_HOME/pip/pip.conf`).
  */
-async function hideShownCredentialFiles(out: HomeMounts): Promise<void> {
+async function hideShownCredentialFiles(
+  out: HomeMounts,
+  isHidden: (p: string) => boolean,
+): Promise<void> {
   const shown = out.reveals.map((r) => r.target);
   for (const p of await credentialFilesIn(shown.filter(isDir))) {
+    if (isHidden(p)) continue; // a secret the policy names (`.gem/credentials`)
     const at = shown.filter((t) => inside(p, t)).reduce((a, t) => t.length > a.length ? t : a, "");
     if (!out.hideMore.some((h) => inside(p, h) && inside(h, at))) out.hideMore.push(p);
   }

@@ -96,8 +96,24 @@ export function sudoUserHome(
   return h === home?.replace(/\/+$/, "") ? undefined : h;
 }
 
-/** {@linkcode sudoUserHome} of this process's `SUDO_USER`. */
+/**
+ * The user who ran penguin through `sudo` (`SUDO_USER`), `doas` (`DOAS_USER`) or `pkexec`
+ * (`PKEXEC_UID`, by uid) in `env`, by name, from `passwd` (attack round 30 o05: under doas and
+ * pkexec the invoking user's home was shown).
+ */
+export function elevatingUser(
+  passwd: string,
+  env: (name: string) => string | undefined,
+): string | undefined {
+  const named = env("SUDO_USER") || env("DOAS_USER");
+  if (named) return named;
+  const uid = env("PKEXEC_UID");
+  return uid ? accounts(passwd).find((a) => a.uid === uid)?.name : undefined;
+}
+
+/** {@linkcode sudoUserHome} of the user who ran this process through sudo, doas or pkexec. */
 export function sudoHome(home: string | undefined): string | undefined {
   const passwd = tryOr(() => readTextNow("/etc/passwd"), "");
-  return sudoUserHome(passwd, tryOr(() => Deno.env.get("SUDO_USER"), undefined), home);
+  const user = elevatingUser(passwd, (name) => tryOr(() => Deno.env.get(name), undefined));
+  return sudoUserHome(passwd, user, home);
 }

@@ -9,7 +9,7 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
-import { type SandboxPolicy, writableRootPaths } from "./policy.ts";
+import { type SandboxPolicy, systemSecrets, writableRootPaths } from "./policy.ts";
 import { type WorkspaceId, workspaceIdentity } from "./workspace_identity.ts";
 import {
   type Placeholder,
@@ -828,7 +828,8 @@ async function planIn(
   if (policy.hideOtherDataRoots === false && policy.dataRoot) {
     await rememberDataRoot(policy.dataRoot);
   }
-  const hide = [...policy.hide, ...home.hideMore, ...others];
+  // The machine's secrets as they are now: one made during the session is hidden too.
+  const hide = [...new Set([...policy.hide, ...systemSecrets(), ...home.hideMore, ...others])];
   const absent = absenceCheck(hide);
   // Inside a hidden home a path needs hiding only where a root or a reveal shows it again
   // (a link there may lead out of it: the real path decides).

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { GitAccess } from "./git_guard.ts";
 import { type WorkspaceId, workspaceIdentities, workspaceIdOf } from "./workspace_identity.ts";
@@ -337,8 +337,8 @@ export const SYSTEM_SECRET_PLACES: readonly string[] = [
 export const ROOT_ONLY_DIRS: readonly string[] = ["/etc", "/var/backups"];
 
 /**
- * The entries of `dirs` (not below them) that root owns and only root may read: no read bit for
- * others; a directory whole, a link never (what it names is judged where it lies).
+ * The entries of `dirs` (not below them) that root owns, or root's group, and others may not
+ * read; a directory whole, a link never (what it names is judged where it lies).
  */
 export function rootOnlyEntries(dirs: readonly string[]): string[] {
   const out: string[] = [];
@@ -353,7 +353,9 @@ export function rootOnlyEntries(dirs: readonly string[]): string[] {
       const path = join(dir, name);
       try {
         const info = Deno.lstatSync(path);
-        if (info.uid === 0 && info.mode !== null && (info.mode & 0o004) === 0) out.push(path);
+        // Root's own, or its group's (a sandboxed root reads by group too: attack round 30 o05).
+        const rootish = info.uid === 0 || info.gid === 0;
+        if (rootish && info.mode !== null && (info.mode & 0o004) === 0) out.push(path);
       } catch {
         // Gone meanwhile.
       }
@@ -362,15 +364,34 @@ export function rootOnlyEntries(dirs: readonly string[]): string[] {
   return out;
 }
 
-let systemSecretsFound: string[] | undefined;
+let systemSecretsFound: { key: string; paths: string[] } | undefined;
+
+/** The directories whose change may change {@linkcode systemSecrets}: where each one lies. */
+const SECRET_DIRS = [
+  ...new Set(["/etc/ssh", ...ROOT_ONLY_DIRS, ...SYSTEM_SECRET_PLACES.map((p) => dirname(p))]),
+];
+
+/** What tells that `SECRET_DIRS` changed: each one's modification time, or its absence. */
+function secretDirsStamp(): string {
+  return SECRET_DIRS.map((d) => {
+    try {
+      const info = Deno.lstatSync(d);
+      return `${info.mtime?.getTime()}:${info.ino}`;
+    } catch {
+      return "-";
+    }
+  }).join(",");
+}
 
 /**
  * {@linkcode SYSTEM_SECRETS}, the SSH host keys of `/etc/ssh`, the {@linkcode SYSTEM_SECRET_PLACES}
  * that exist and, for a penguin running as root, the root-only entries of
- * {@linkcode ROOT_ONLY_DIRS} (looked up once per process).
+ * {@linkcode ROOT_ONLY_DIRS}: looked up again when one of the directories they lie in changed
+ * (a backup of `/etc/shadow` or a TLS key made during a session was shown: attack round 30 o04).
  */
 export function systemSecrets(): string[] {
-  if (systemSecretsFound !== undefined) return systemSecretsFound;
+  const key = secretDirsStamp();
+  if (systemSecretsFound?.key === key) return systemSecretsFound.paths;
   const keys: string[] = [];
   try {
     for (const e of Deno.readDirSync("/etc/ssh")) {
@@ -388,8 +409,9 @@ export function systemSecrets(): string[] {
     }
   });
   const asRoot = Deno.uid() === 0 ? rootOnlyEntries(ROOT_ONLY_DIRS) : [];
-  systemSecretsFound = [...new Set([...SYSTEM_SECRETS, ...keys.sort(), ...places, ...asRoot])];
-  return systemSecretsFound;
+  const paths = [...new Set([...SYSTEM_SECRETS, ...keys.sort(), ...places, ...asRoot])];
+  systemSecretsFound = { key, paths };
+  return paths;
 }
 
 /**

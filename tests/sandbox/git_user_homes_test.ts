@@ -3,7 +3,7 @@
 // $HOME's, since the user's later shell may have either as its HOME.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { passwdHomes, sudoUserHome } from "../../lib/sandbox/_user_homes.ts";
+import { elevatingUser, passwdHomes, sudoUserHome } from "../../lib/sandbox/_user_homes.ts";
 import { gitConfigTargets } from "../../lib/sandbox/git_config_guard.ts";
 import { findGitLayout } from "../../lib/sandbox/git_guard.ts";
 
@@ -37,6 +37,15 @@ Deno.test("sudoUserHome: a login account's home under sudo, never a system accou
   assert.equal(sudoUserHome(passwd, "bob", "/root"), undefined);
   // penguin's own home is hidden by the home rule already.
   assert.equal(sudoUserHome(passwd, "alice", "/home/alice/"), undefined);
+});
+
+Deno.test("elevatingUser: sudo's, doas's or pkexec's invoking user (round 30 o05)", () => {
+  const env = (vars: Record<string, string>) => (name: string) => vars[name];
+  assert.equal(elevatingUser(PASSWD, env({ SUDO_USER: "alice" })), "alice");
+  assert.equal(elevatingUser(PASSWD, env({ DOAS_USER: "alice" })), "alice");
+  assert.equal(elevatingUser(PASSWD, env({ PKEXEC_UID: "1000" })), "alice");
+  assert.equal(elevatingUser(PASSWD, env({ PKEXEC_UID: "4242" })), undefined);
+  assert.equal(elevatingUser(PASSWD, env({})), undefined);
 });
 
 Deno.test("gitConfigTargets: another home's core.hooksPath counts besides $HOME's", async () => {
