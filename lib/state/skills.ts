@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, openRegularFile, readOpenUpTo } from "./_fs.ts";
 import { bareRepoDirs, dotGitIn, GIT_REPO_REASON } from "./_git_shapes.ts";
@@ -352,8 +352,10 @@ export async function installSkill(
   }
   await mkdirPrivate(skillsDir);
   // Unpacked or copied here first; what is checked afterwards (the name) may still refuse it.
-  const stage = join(skillsDir, `.install-${crypto.randomUUID().slice(0, 8)}`);
-  const old = join(skillsDir, `.old-${crypto.randomUUID().slice(0, 8)}`);
+  // Beside the skills directory, not in it: sessions' commands see that one (read-only), and
+  // what a copy read by mistake would lie there before any check (attack round 30 p01).
+  const stage = join(dirname(skillsDir), `.skill-install-${crypto.randomUUID().slice(0, 8)}`);
+  const old = join(dirname(skillsDir), `.skill-old-${crypto.randomUUID().slice(0, 8)}`);
   let replaced = false;
   try {
     await Deno.mkdir(stage, { mode: 0o700 });

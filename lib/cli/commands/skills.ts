@@ -8,7 +8,7 @@ import { maskSecrets } from "../../tools/secret_mask.ts";
 import { knownSecrets } from "../../agent/import_mask.ts";
 import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { resolve } from "node:path";
-import { PenguinError } from "../../protocol/errors.ts";
+import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import {
   DEFAULT_AGENT_ID,
@@ -98,8 +98,14 @@ async function installCommand(args: string[], ctx: CommandContext): Promise<numb
   // directory no command writes was re-pointed into the workspace before the copy (attack round
   // 29 k01).
   const { refuseWhereCommandsWrite } = await import("../../sandbox/live_writers.ts");
-  const real = await Deno.realPath(resolve(source)).catch(() => resolve(source));
   const what = `${cmd}: cannot install "${source}"`;
+  // A path that cannot be resolved (a tree deeper than realpath's limit, which open still
+  // follows) is refused: read by name, it went through a link re-pointed meanwhile (attack round
+  // 30 p01). A missing one is left to the install to report.
+  const real = await Deno.realPath(resolve(source)).catch((err) => {
+    if (err instanceof Deno.errors.NotFound) return resolve(source);
+    throw new PenguinError("usage", `${what}: its path cannot be resolved (${errorMessage(err)})`);
+  });
   await refuseWhereCommandsWrite(real, what);
   let done;
   try {
