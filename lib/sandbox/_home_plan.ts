@@ -50,6 +50,7 @@ import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 import { xdgConfigHomes, xdgStartupPaths } from "./_xdg_config.ts";
 import { ownXdgEnv, relocatedXdgDirs } from "./_xdg_hidden.ts";
+import { ownStoreEnv, relocatedStorePaths } from "./_relocated_stores.ts";
 
 /**
  * A read-only bind of `source` at `target` (they differ when a symlink in the
@@ -224,6 +225,7 @@ export async function homeMounts(
     await showInHiddenHome(h, policy, roots, { allHidden, elsewhere }, out);
   }
   await hideRelocatedXdg(policy, roots, homes.map((h) => h.dir), out);
+  hideRelocatedStores(policy, roots, out);
   // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
@@ -810,6 +812,23 @@ async function hideRelocatedXdg(
     for (const p of [...named, ...await expandSecretPatterns(real, mapped(HOME_SECRET_PATTERNS))]) {
       if (!out.hideMore.includes(p)) out.hideMore.push(p);
     }
+  }
+}
+
+/**
+ * Hide the credential stores the tools' own variables move out of the home (`CARGO_HOME`,
+ * `GNUPGHOME`, `KUBECONFIG`, …: `_relocated_stores.ts`), as penguin, the commands' environment
+ * and the login shell have them; not a root, nor one holding a root.
+ */
+function hideRelocatedStores(
+  policy: SandboxPolicy,
+  roots: readonly string[],
+  out: HomeMounts,
+): void {
+  const envs = [policy.env.host ?? {}, ownStoreEnv(), policy.env.login ?? {}];
+  for (const p of new Set(envs.flatMap(relocatedStorePaths))) {
+    if (roots.some((r) => inside(r, p)) || lstatOrNone(p) === undefined) continue;
+    if (!out.hideMore.includes(p)) out.hideMore.push(p);
   }
 }
 

@@ -78,3 +78,18 @@ print("flipped", flush=True)`,
     }
   },
 });
+
+Deno.test("skills install refuses a source whose path cannot be resolved (round 30 p01)", async () => {
+  const base = await visibleTempDir("penguin-skill-loop-");
+  try {
+    // A link loop: realpath fails (ELOOP), as for a tree deeper than its limit, which open still
+    // follows; read by name, the source went through a link re-pointed after the check.
+    await Deno.symlink(join(base, "b"), join(base, "a"));
+    await Deno.symlink(join(base, "a"), join(base, "b"));
+    const r = await runCli(["--root", join(base, "data"), "skills", "install", join(base, "a")]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /skills install: cannot install ".*\/a": its path cannot be resolved/);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -1,0 +1,81 @@
+// Credential stores a tool keeps where its own variable says, outside the home
+// (lib/sandbox/_relocated_stores.ts): with CARGO_HOME, DOCKER_CONFIG, HF_HOME, GNUPGHOME,
+// KUBECONFIG, CLOUDSDK_CONFIG, GH_CONFIG_DIR and AWS_SHARED_CREDENTIALS_FILE set elsewhere, a
+// command read all eight tokens (attack round 30 o10). Now hidden; the rest of those directories
+// (a cargo registry cache, docker's other files) stays readable.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy } from "../../lib/sandbox/policy.ts";
+import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
+import { relocatedStorePaths } from "../../lib/sandbox/_relocated_stores.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
+import { visibleTempDir } from "./_helpers.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
+
+useTestRunDir();
+
+Deno.test("each tool's variable names what to hide: a directory, a file in it, the file", () => {
+  assert.deepEqual(
+    relocatedStorePaths({
+      CARGO_HOME: "/opt/cargo/",
+      GNUPGHOME: "/srv/gpg",
+      KUBECONFIG: "/k/a.yaml:/k/b.yaml",
+      NETRC: "relative/netrc",
+      DOCKER_CONFIG: "/",
+      AWS_CONFIG_FILE: "/etc/aws/config",
+    }).sort(),
+    ["/k/a.yaml", "/k/b.yaml", "/opt/cargo/credentials", "/opt/cargo/credentials.toml", "/srv/gpg"],
+  );
+});
+
+Deno.test({
+  name: "credential stores moved by their tools' variables are hidden from commands",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-relocated-stores-");
+    try {
+      const ws = join(base, "ws");
+      await Deno.mkdir(ws);
+      const put = async (rel: string, text: string) => {
+        await Deno.mkdir(join(base, rel, ".."), { recursive: true });
+        await Deno.writeTextFile(join(base, rel), text);
+      };
+      await put("cargo/credentials.toml", "token = store-secret-1\n");
+      await put("cargo/registry/cache.txt", "cache-ok\n");
+      await put("docker/config.json", '{"auths":"store-secret-2"}\n');
+      await put("hf/token", "store-secret-3\n");
+      await put("gnupg/private-keys-v1.d/k.key", "store-secret-4\n");
+      await put("kube/config", "token: store-secret-5\n");
+      await put("gcloud/credentials.db", "store-secret-6\n");
+      await put("gh/hosts.yml", "oauth_token: store-secret-7\n");
+      await put("aws/credentials", "aws_secret_access_key=store-secret-8\n");
+      const env = {
+        CARGO_HOME: join(base, "cargo"),
+        DOCKER_CONFIG: join(base, "docker"),
+        HF_HOME: join(base, "hf"),
+        GNUPGHOME: join(base, "gnupg"),
+        KUBECONFIG: join(base, "kube", "config"),
+        CLOUDSDK_CONFIG: join(base, "gcloud"),
+        GH_CONFIG_DIR: join(base, "gh"),
+        AWS_SHARED_CREDENTIALS_FILE: join(base, "aws", "credentials"),
+      };
+      const policy = createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws, ...env },
+      });
+      let out = "";
+      const child = await spawnSandboxed({
+        shell: `cat $(find ${base} -type f 2>/dev/null) 2>/dev/null; echo end`,
+        policy: { ...policy, hideOtherDataRoots: false },
+        onOutput: (chunk) => void (out += chunk),
+      });
+      await child.status;
+      assert.doesNotMatch(out, /store-secret/, out);
+      assert.match(out, /cache-ok/);
+      assert.match(out, /end/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
