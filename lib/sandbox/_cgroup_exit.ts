@@ -7,12 +7,18 @@
  * @module
  */
 
-/** Remove the empty cgroup `dir` with `bash` when this process exits. */
-export function removeCgroupAtExit(bash: string, dir: string): void {
+/** Remove the empty cgroup `dir` (then `parent`, when empty) with `bash` when this process exits. */
+export function removeCgroupAtExit(bash: string, dir: string, parent?: string): void {
   globalThis.addEventListener("unload", () => {
     try {
       new Deno.Command(bash, {
-        args: ["-c", 'rmdir "$1" 2>/dev/null; true', "penguin-cgroup", dir],
+        args: [
+          "-c",
+          'rmdir "$1" 2>/dev/null; [ -z "$2" ] || rmdir "$2" 2>/dev/null; true',
+          "penguin-cgroup",
+          dir,
+          parent ?? "",
+        ],
         clearEnv: true,
         stdin: "null",
         stdout: "null",

@@ -24,9 +24,11 @@
  * each penguin ran in, two penguins started from two login scopes or CI jobs
  * each had three quarters, and together they had the host's processes
  * killed: attack round 29 i04.) Each process's own cgroup is limited to
- * 1/{@linkcode OWN_DENOMINATOR} of the bound, and to three quarters of what
- * the cgroup penguin runs in may use, so neither one session nor a job's
- * commands moved out of its cgroup take the rest. An existing `penguin`
+ * 1/{@linkcode OWN_DENOMINATOR} of the bound; within a limited cgroup (a CI
+ * job), the penguins started there share a level `job-<its path>` held to
+ * three quarters of its limit (each alone at three quarters, two penguins of
+ * one job held more than the job's limit: attack round 30 p02), so neither
+ * one session nor a job's commands moved out of its cgroup take the rest. An existing `penguin`
  * cgroup's limit is left as it is (an administrator may have set it).
  *
  * Deno's permission set refuses penguin every `/sys` access, so a short bash
@@ -92,17 +94,33 @@ if mkdir "$p" 2>/dev/null; then
   fi
 fi
 [ -d "$p" ] || exit 0
-for d in "$p"/penguin-*-*; do
+for d in "$p"/penguin-*-* "$p"/job-*/penguin-*-*; do
   [ -d "$d" ] || continue
   q=\${d##*/penguin-}; q=\${q%%-*}
   [ -d "/proc/$q" ] || rmdir "$d" 2>/dev/null
 done
 read -r b <"$p/memory.limit_in_bytes"
 m=$((b / ${OWN_DENOMINATOR}))
-l=$(limit "$mine")
-[ "$l" -lt "$tot" ] && [ "$((l / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))" -lt "$m" ] && m=$((l / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))
 [ -n "$pin" ] && m=$pin
-d=$p/penguin-$PPID-$RANDOM$RANDOM
+# Within a limited cgroup (a CI job, a login scope with a bound), the penguins started there share
+# a level of their own, held to three quarters of its limit.
+parent=$p job=
+l=$(limit "$mine")
+if [ "$l" -lt "$tot" ] && [ "$mine" != "$top" ]; then
+  job=$p/job-\${own//[^A-Za-z0-9]/_}
+  if mkdir "$job" 2>/dev/null; then
+    echo 1 2>/dev/null >"$job/memory.use_hierarchy"
+    if ! echo "$((l / ${BOUND_DENOMINATOR} * ${BOUND_NUMERATOR}))" 2>/dev/null >"$job/memory.limit_in_bytes"; then
+      rmdir "$job"
+      exit 0
+    fi
+  fi
+  [ -d "$job" ] || exit 0
+  parent=$job
+  read -r jl <"$job/memory.limit_in_bytes"
+  [ -z "$pin" ] && [ "$jl" -lt "$m" ] && m=$jl
+fi
+d=$parent/penguin-$PPID-$RANDOM$RANDOM
 mkdir "$d" 2>/dev/null || exit 0
 if ! echo "$m" 2>/dev/null >"$d/memory.limit_in_bytes"; then
   rmdir "$d"
@@ -110,7 +128,8 @@ if ! echo "$m" 2>/dev/null >"$d/memory.limit_in_bytes"; then
 fi
 echo "dir $d"
 echo "bound $b"
-echo "own $m"`;
+echo "own $m"
+[ -z "$job" ] || echo "job $job"`;
 
 const state: {
   tried?: Promise<MemoryCgroup | undefined>;
@@ -169,7 +188,8 @@ async function make(): Promise<MemoryCgroup | undefined> {
     return undefined;
   }
   state.made = { dir, bound, own, ...(state.pinned === undefined ? {} : { pinned: state.pinned }) };
-  removeCgroupAtExit(bash, dir);
+  // A job's level goes with its last penguin (one of another penguin still in it stays).
+  removeCgroupAtExit(bash, dir, facts.get("job"));
   return state.made;
 }
 

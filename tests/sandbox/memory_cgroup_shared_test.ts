@@ -4,8 +4,9 @@
 // host's processes killed (attack round 29 i04); sharing one bound with no part of their own, one
 // session's full /tmp had another session's commands killed (i07). Here two penguin processes
 // started in two memory cgroups (one limited to 512 MiB) share the one `penguin` cgroup at the
-// hierarchy's root, each limited to half of it, the limited one also to three quarters of its
-// cgroup's limit. Nothing is filled: the kernel's enforcement of a limit is memory_cgroup_test's.
+// hierarchy's root, each limited to half of it; the penguins of the limited one share a level
+// held to three quarters of its cgroup's limit (each alone at three quarters, two of them held
+// more than the job's limit: round 30 p02). Nothing is filled: the kernel's enforcement of a limit is memory_cgroup_test's.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,7 +33,7 @@ function ownDir(): string {
 async function madeIn(
   cg: string,
   script: string,
-): Promise<{ dir: string; bound: number; own: number }> {
+): Promise<{ dir: string; bound: number; own: number; parentLimit: number }> {
   const o = await new Deno.Command("bash", {
     args: [
       "-c",
@@ -66,13 +67,21 @@ Deno.test({
         script,
         `import { ensureMemoryCgroup } from ${
           JSON.stringify(pathToFileURL(join(REPO, "lib/sandbox/_memory_cgroup.ts")).href)
-        };\nconsole.log(JSON.stringify(await ensureMemoryCgroup()));\n`,
+        };\nconst m = (await ensureMemoryCgroup())!;\n` +
+          `const up = m.dir.replace(/\\/[^/]+$/, "") + "/memory.limit_in_bytes";\n` +
+          `console.log(JSON.stringify({ ...m, parentLimit: Number(Deno.readTextFileSync(up)) }));\n`,
       );
       const inA = await madeIn(a, script);
       const inB = await madeIn(b, script);
       const parent = (d: string) => d.replace(/\/[^/]+$/, "");
       assert.equal(parent(inA.dir), join(TOP, "penguin"));
-      assert.equal(parent(inB.dir), join(TOP, "penguin"));
+      // In a limited cgroup: a level of that job's own, held to three quarters of its limit,
+      // which every penguin started there shares (round 30 p02).
+      const job = parent(inB.dir);
+      assert.equal(parent(job), join(TOP, "penguin"));
+      assert.match(job, /\/job-[A-Za-z0-9_]+$/);
+      const jobLimit = Math.floor(limit / BOUND_DENOMINATOR) * BOUND_NUMERATOR;
+      assert.equal(inB.parentLimit, jobLimit);
       assert.equal(inA.bound, inB.bound);
       const shared = Number(
         (await Deno.readTextFile(join(TOP, "penguin", "memory.limit_in_bytes"))).trim(),
@@ -83,10 +92,7 @@ Deno.test({
       assert.ok(shared <= Math.floor(total / BOUND_DENOMINATOR) * BOUND_NUMERATOR, String(shared));
       const half = Math.floor(shared / OWN_DENOMINATOR);
       assert.ok(inA.own <= half, `${inA.own} > ${half}`);
-      assert.equal(
-        inB.own,
-        Math.min(half, Math.floor(limit / BOUND_DENOMINATOR) * BOUND_NUMERATOR),
-      );
+      assert.equal(inB.own, Math.min(half, jobLimit));
     } finally {
       for (const cg of [a, b]) {
         // The penguin processes are gone: their cgroups are empty (removed at their exit).
