@@ -70,6 +70,7 @@ import { confirmed } from "./_confirm.ts";
 import { WORKSPACE } from "./_session_flags.ts";
 import { discoverImports } from "./_import_discover.ts";
 import { printJson, printJsonArray } from "../json.ts";
+import { openRegularNow } from "../../state/_fs.ts";
 
 /** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
 const SCOPE_FLAGS: readonly Flag<unknown>[] = [
@@ -522,7 +523,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const foreignFiles: string[] = [];
   for (const f of p.positionals) {
     if (from !== undefined) foreignFiles.push(f);
-    else if (await sniffForeign(f)) foreignFiles.push(f);
+    else if (sniffForeign(f)) foreignFiles.push(f);
     else penguinFiles.push(f);
   }
   const progress = stderrProgress(ctx.io, bool(p, "json"));
@@ -651,17 +652,17 @@ function printImport(
 }
 
 /** True when `file` reads as a Codex, Claude Code or pi session (unreadable files: false). */
-async function sniffForeign(file: string): Promise<boolean> {
+function sniffForeign(file: string): boolean {
   // The first line decides; it can be long (Codex records its instructions there).
   const chunks: Uint8Array[] = [];
   try {
-    // Not opened unless a regular file: a FIFO would block the open (the import refuses it).
-    if (!(await Deno.stat(file)).isFile) return false;
-    using f = await Deno.open(file);
+    // Opened without blocking and checked as opened: a FIFO swapped in after a look hung the
+    // open (attack round 30 p04; the import refuses it).
+    using f = openRegularNow(file);
     for (let total = 0; total < 8 << 20;) {
       const buf = new Uint8Array(1 << 16);
-      const n = await f.read(buf);
-      if (n === null) break;
+      const n = f.read(buf);
+      if (n === 0) break;
       chunks.push(buf.subarray(0, n));
       total += n;
       if (buf.subarray(0, n).includes(10)) break;
