@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
-import { mkfifo } from "../support/run_session.ts";
+import { mkfifo, startRun } from "../support/run_session.ts";
 
 Deno.test("a run whose stdout reader went away still removes its stand-ins and tells its end", async () => {
   const base = await visibleTempDir("penguin-run-closed-stdout-");
@@ -29,14 +28,7 @@ Deno.test("a run whose stdout reader went away still removes its stand-ins and t
   });
   try {
     await addServerModel(root, server);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), "--root", root, "run", "--workspace", ws, "-m", "go"],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = startRun(root, ws);
     // Once the command has made its repository the reader goes away: penguin's next write to
     // stdout (the command's output) fails.
     assert.equal(await Deno.readTextFile(join(ws, "ready")), "made\n");
