@@ -295,7 +295,10 @@ Deno.test(rootTest(
     const snapshot = join(root, "default_project/agents/default_agent/snapshots/v1.tar.gz");
     const ro = ["--ro-bind", root, root];
     const cases: Array<[string[], RegExp]> = [
-      [["skills", "install", skill], /Cannot create the directory ".*skills\/[^"]*"/],
+      [
+        ["skills", "install", skill],
+        /Cannot create the directory ".*agent_state\/\.skill-install-[^"]*"/,
+      ],
       [
         ["agent", "import", snapshot, "--yes"],
         /Cannot (create the directory|open) ".*default_agent\/[^"]*"/,

@@ -225,7 +225,14 @@ while True:
     }).spawn();
     try {
       const reader = listener.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      assert.equal((await reader.read()).value, "ready\n");
+      // Chunks as the pipe gives them: "ready" may come without its newline first.
+      let said = "";
+      while (!said.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        said += value;
+      }
+      assert.equal(said, "ready\n");
       const r = await inSandbox(`python3 - <<'EOF'
 import socket
 for t in ("SOCK_DGRAM", "SOCK_RAW"):
