@@ -64,8 +64,6 @@ export interface Share {
 export interface Machine {
   ceiling: number;
   threads: number;
-  /** The tightest `pids.max` above penguin and its `pids.current`, where one is set. */
-  cgroup?: { max: number; current: number };
 }
 
 /**
@@ -135,31 +133,17 @@ function serialized<T>(fn: () => Promise<T>): Promise<T> {
  * read under penguin's own permissions.
  */
 async function readMachine(): Promise<Machine | null> {
-  const { pidMax, threadsMax, threads, pidsCgroup } = await hostFacts();
+  const { pidMax, threadsMax, threads } = await hostFacts();
   if (pidMax === undefined && threadsMax === undefined) return null;
-  return {
-    ceiling: Math.min(pidMax ?? Infinity, threadsMax ?? Infinity),
-    threads: threads ?? 0,
-    ...(pidsCgroup ? { cgroup: pidsCgroup } : {}),
-  };
+  return { ceiling: Math.min(pidMax ?? Infinity, threadsMax ?? Infinity), threads: threads ?? 0 };
 }
 
 /**
  * Half the PIDs free to penguin's commands: the threads running, less those
  * penguin's commands may hold (`held`, they run within it), are not free.
- * Within an administrator's `pids.max` above penguin (a CI job, systemd's
- * `TasksMax`) also at most half of what that leaves: one session filled it,
- * and the user's next penguin could not start (attack round 30 p03).
  */
 export function budgetOf(machine: Machine, held: number): number {
-  let half = Math.floor((machine.ceiling - Math.max(0, machine.threads - held)) / 2);
-  if (machine.cgroup) {
-    // Never below two commands' worth: in a small container (`--pids-limit 100`) commands still
-    // run, held by the kernel to its limit, as before.
-    const { max, current } = machine.cgroup;
-    const room = Math.floor((max - Math.max(0, current - held)) / 2);
-    half = Math.min(half, Math.max(room, 2 * MIN_SHARE));
-  }
+  const half = Math.floor((machine.ceiling - Math.max(0, machine.threads - held)) / 2);
   return Math.max(0, Math.min(MAX_BUDGET, half));
 }
 
@@ -286,7 +270,7 @@ function refusal(what: string, wanted: number, total: number, others: number): P
     "runtime",
     `Cannot run ${what}: ${n} command${n === 1 ? " is" : "s are"} running with ${heldNow()} ` +
       `processes allowed in all${elsewhere} and penguin's commands may hold ${total} at once ` +
-      `(half the PIDs free on the machine and under its cgroups' pids.max)${ownPart}, too few left for ${floor} more; ` +
+      `(half the machine's free PIDs)${ownPart}, too few left for ${floor} more; ` +
       `wait for one to end or kill one`,
   );
 }
