@@ -797,7 +797,15 @@ async function hideRelocatedXdg(
     if (real === undefined || real === "/" || roots.includes(real)) continue;
     if (!isDir(real)) continue;
     const inRoot = roots.some((r) => inside(real, r));
-    if (inRoot && !homesInRoots.some((h) => inside(real, h))) continue;
+    if (inRoot && !homesInRoots.some((h) => inside(real, h))) {
+      // In a root (a dotfiles repository as the workspace): the model's to edit, but the home's
+      // secrets there hidden (the credential directories of `$XDG_CONFIG_HOME`, the named ones of
+      // the others): gh, rclone and gcloud tokens were read (attack round 30 o08b, o11).
+      for (const p of await xdgSecrets(real, x.usual, true)) {
+        if (!out.hideMore.includes(p)) out.hideMore.push(p);
+      }
+      continue;
+    }
     if (!out.hideMore.includes(real)) out.hideMore.push(real);
     for (const target of x.toolchains) {
       const source = await realOf(target);
@@ -806,13 +814,27 @@ async function hideRelocatedXdg(
     }
     // The home's secrets inside those toolchains, mapped there as well (`uv/credentials`,
     // `pnpm/.npmrc`, `mise/installs/python/*/pip.conf`: attack round 29 l06).
-    const mapped = (list: readonly string[]) =>
-      list.filter((p) => p.startsWith(x.usual)).map((p) => p.slice(x.usual.length));
-    const named = mapped(HOME_SECRETS).map((p) => join(real, p)).filter((p) => lstatOrNone(p));
-    for (const p of [...named, ...await expandSecretPatterns(real, mapped(HOME_SECRET_PATTERNS))]) {
-      if (!out.hideMore.includes(p)) out.hideMore.push(p);
+    for (const p of await xdgSecrets(real, x.usual)) {
+      if (p !== real && !out.hideMore.includes(p)) out.hideMore.push(p);
     }
   }
+}
+
+/**
+ * The home's secrets in the XDG directory `real` that stands for `usual` (`.local/share/`) of a
+ * home, that exist: the directory itself when the home's list names it whole (`.config`; in a
+ * root, its credential directories), else the named entries and patterns below it, mapped there.
+ */
+async function xdgSecrets(real: string, usual: string, inRoot = false): Promise<string[]> {
+  if (HOME_SECRETS.includes(usual.replace(/\/$/, ""))) {
+    // In a root, what of a configuration directory holds credentials (a dotfiles repository's
+    // other files stay the model's to edit).
+    return inRoot ? CONFIG_SECRETS.map((n) => join(real, n)).filter((p) => lstatOrNone(p)) : [real];
+  }
+  const mapped = (list: readonly string[]) =>
+    list.filter((p) => p.startsWith(usual)).map((p) => p.slice(usual.length));
+  const named = mapped(HOME_SECRETS).map((p) => join(real, p)).filter((p) => lstatOrNone(p));
+  return [...named, ...await expandSecretPatterns(real, mapped(HOME_SECRET_PATTERNS))];
 }
 
 /**

@@ -148,6 +148,52 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "relocated XDG directories inside the workspace keep the home's secrets hidden (round 30 o08b)",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-xdg-in-ws-");
+    try {
+      const home = join(base, "home");
+      // A dotfiles repository as the workspace, the XDG directories in it.
+      const ws = join(base, "dotfiles");
+      const cfg = join(ws, "config");
+      const data = join(ws, "data");
+      await Deno.mkdir(home, { recursive: true });
+      await put(join(cfg, "gh", "hosts.yml"), "oauth_token: inws-secret-1\n");
+      await put(join(cfg, "gh", "config.yml"), "pager: less\n");
+      await put(join(data, "keyrings", "login.keyring"), "inws-secret-2\n");
+      await put(join(data, "notes.txt"), "data-ok\n");
+      const policy = createPolicy({
+        workspace: ws,
+        home,
+        hostEnv: {
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: home,
+          XDG_CONFIG_HOME: cfg,
+          XDG_DATA_HOME: data,
+        },
+      });
+      const out = await run(
+        `cat ${cfg}/gh/hosts.yml ${data}/keyrings/login.keyring 2>/dev/null; ` +
+          `echo 'pager: sh -c evil' >> ${cfg}/gh/config.yml 2>/dev/null && echo wrote; ` +
+          `echo edited > ${cfg}/notes.txt && cat ${cfg}/notes.txt; ` +
+          `cat ${data}/notes.txt; echo mine > here.txt && cat here.txt`,
+        policy,
+      );
+      assert.doesNotMatch(out, /inws-secret|wrote/, out);
+      assert.match(out, /data-ok/);
+      assert.match(out, /mine/);
+      // The rest of the configuration directory stays the model's to edit.
+      assert.match(out, /edited/);
+      assert.equal(await Deno.readTextFile(join(cfg, "gh", "config.yml")), "pager: less\n");
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "penguin's own XDG_DATA_HOME and XDG_STATE_HOME are hidden from a command it runs",
   ignore: !bwrap,
   fn: async () => {
