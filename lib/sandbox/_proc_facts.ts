@@ -60,6 +60,11 @@ export interface HostFacts {
   threads?: number;
   /** `fs.suid_dumpable` as written (`0`, `1`, `2`). */
   suidDumpable?: string;
+  /**
+   * The tightest `pids.max` of the cgroups penguin runs in (its own and those above it), and
+   * their `pids.current` then: an administrator's limit (a CI job's, systemd's `TasksMax`).
+   */
+  pidsCgroup?: { max: number; current: number };
 }
 
 const HOST = `for f in pid_max:/proc/sys/kernel/pid_max threads_max:/proc/sys/kernel/threads-max \\
@@ -67,6 +72,22 @@ const HOST = `for f in pid_max:/proc/sys/kernel/pid_max threads_max:/proc/sys/ke
   v=; read -r v 2>/dev/null <"\${f#*:}" && echo "\${f%%:*} $v"
 done
 l=; read -r l 2>/dev/null </proc/loadavg && set -- $l && echo "threads \${4#*/}"
+own= top=
+if [ -e /sys/fs/cgroup/pids/cgroup.procs ]; then
+  top=/sys/fs/cgroup/pids
+  while IFS=: read -r _ ctl path; do [ "$ctl" = pids ] && own=$path; done </proc/self/cgroup
+elif [ -e /sys/fs/cgroup/cgroup.controllers ]; then
+  top=/sys/fs/cgroup
+  while IFS=: read -r h _ path; do [ "$h" = 0 ] && own=$path; done </proc/self/cgroup
+fi
+room= d=$top\${own%/}
+while [ -n "$top" ] && [ "\${#d}" -gt "\${#top}" ]; do
+  m=; c=
+  read -r m 2>/dev/null <"$d/pids.max"; read -r c 2>/dev/null <"$d/pids.current"
+  case $m$c in *[!0-9]*|'') ;; *) if [ -z "$room" ] || [ $((m - c)) -lt "\${room%% *}" ]; then room="$((m - c)) $m $c"; fi ;; esac
+  d=\${d%/*}
+done
+[ -z "$room" ] || echo "pids_room $room"
 true`;
 
 const positive = (v: string | undefined): number | undefined => {
@@ -84,6 +105,12 @@ export async function hostFacts(): Promise<HostFacts> {
     else if (key === "threads_max" && n !== undefined) facts.threadsMax = n;
     else if (key === "threads" && n !== undefined) facts.threads = n;
     else if (key === "suid_dumpable" && /^[0-2]$/.test(value)) facts.suidDumpable = value;
+    else if (key === "pids_room") {
+      const [, max, current] = value.split(" ").map(Number);
+      if (Number.isSafeInteger(max) && Number.isSafeInteger(current)) {
+        facts.pidsCgroup = { max: max!, current: current! };
+      }
+    }
   }
   return facts;
 }

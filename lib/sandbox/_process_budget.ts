@@ -64,6 +64,8 @@ export interface Share {
 export interface Machine {
   ceiling: number;
   threads: number;
+  /** The tightest `pids.max` above penguin and its `pids.current` then, where one is set. */
+  cgroup?: { max: number; current: number };
 }
 
 /**
@@ -78,6 +80,7 @@ const state: {
   others: number;
   pinned: boolean;
   ledger?: string | undefined;
+  cap?: number | undefined;
 } = { held: new Map(), others: 0, pinned: false };
 let nextId = 0;
 
@@ -91,6 +94,7 @@ export function _pinBudget(total: number | undefined, ledgerDir?: string): void 
   state.total = total;
   state.pinned = total !== undefined;
   state.ledger = total !== undefined ? ledgerDir : undefined;
+  state.cap = undefined;
 }
 
 /** What the running commands hold (tests). */
@@ -133,9 +137,13 @@ function serialized<T>(fn: () => Promise<T>): Promise<T> {
  * read under penguin's own permissions.
  */
 async function readMachine(): Promise<Machine | null> {
-  const { pidMax, threadsMax, threads } = await hostFacts();
+  const { pidMax, threadsMax, threads, pidsCgroup } = await hostFacts();
   if (pidMax === undefined && threadsMax === undefined) return null;
-  return { ceiling: Math.min(pidMax ?? Infinity, threadsMax ?? Infinity), threads: threads ?? 0 };
+  return {
+    ceiling: Math.min(pidMax ?? Infinity, threadsMax ?? Infinity),
+    threads: threads ?? 0,
+    ...(pidsCgroup ? { cgroup: pidsCgroup } : {}),
+  };
 }
 
 /**
@@ -148,6 +156,21 @@ export function budgetOf(machine: Machine, held: number): number {
 }
 
 /**
+ * The most one penguin process's commands may hold under an administrator's `pids.max` above
+ * it (a CI job's, systemd's `TasksMax`): half of what the limit leaves them (`held`, this
+ * process's shares, run within it), never below two commands' worth (in a small container the
+ * kernel holds them to the limit, as before); undefined where no limit is set. Per process, not
+ * of the shared budget: the ledger's other penguins may run outside that cgroup. One session's
+ * commands took a job's whole limit and the user's next penguin could not start (attack round 30
+ * p03).
+ */
+export function cgroupCapOf(machine: Machine, held: number): number | undefined {
+  if (!machine.cgroup) return undefined;
+  const { max, current } = machine.cgroup;
+  return Math.max(Math.floor((max - Math.max(0, current - held)) / 2), 2 * MIN_SHARE);
+}
+
+/**
  * The part of a shared budget one penguin process never takes, kept for the user's other ones
  * (a quarter of the budget, at most {@linkcode OTHERS_RESERVE}): without it one session's model
  * (8 subagents of 64 background commands each) held the whole budget, and every other penguin of
@@ -155,16 +178,21 @@ export function budgetOf(machine: Machine, held: number): number {
  */
 export const OTHERS_RESERVE = 16 * 64;
 
-/** The most this process's commands may hold in all of a budget of `total`. */
+/**
+ * The most this process's commands may hold in all of a budget of `total`, and under the cap of
+ * its cgroup's `pids.max`.
+ */
 function ownCeiling(total: number): number {
   const shared = !state.pinned || state.ledger !== undefined;
-  return shared ? total - Math.min(OTHERS_RESERVE, Math.floor(total / 4)) : total;
+  const own = shared ? total - Math.min(OTHERS_RESERVE, Math.floor(total / 4)) : total;
+  return Math.min(own, state.cap ?? Infinity);
 }
 
 /** The limit a command wanting `wanted` gets, or undefined when none fits. */
 function grantOf(wanted: number, total: number, others: number): number | undefined {
   const left = Math.min(total - others, ownCeiling(total)) - heldNow();
-  const reserve = Math.min(MIN_SHARE * RESERVED_SHARES, Math.floor(total / 2));
+  const bound = Math.min(total, state.cap ?? Infinity);
+  const reserve = Math.min(MIN_SHARE * RESERVED_SHARES, Math.floor(bound / 2));
   const floor = Math.min(wanted, MIN_SHARE);
   const limit = Math.min(wanted, Math.max(left - reserve, floor));
   return limit > left ? undefined : limit;
@@ -230,12 +258,12 @@ async function take(wanted: number, what: string): Promise<Share> {
   try {
     const others = (await ledger?.othersHeld()) ?? 0;
     state.others = others;
-    if (machine) state.total = budgetOf(machine, others + heldNow());
+    if (machine) readInto(machine, others);
     let limit = grantOf(wanted, state.total!, others);
     if (limit === undefined && !state.pinned && !machine) {
       // Read again before refusing: the machine may run fewer threads now.
       machine = await readMachine();
-      if (machine) state.total = budgetOf(machine, others + heldNow());
+      if (machine) readInto(machine, others);
       limit = grantOf(wanted, state.total!, others);
     }
     if (limit === undefined) throw refusal(what, wanted, state.total!, others);
@@ -246,6 +274,12 @@ async function take(wanted: number, what: string): Promise<Share> {
   } finally {
     ledger?.close();
   }
+}
+
+/** The budget and the cgroup cap from what the machine says now. */
+function readInto(machine: Machine, others: number): void {
+  state.total = budgetOf(machine, others + heldNow());
+  state.cap = cgroupCapOf(machine, heldNow());
 }
 
 /** Give a share back: this process's ledger entry is lowered in turn. */
@@ -264,7 +298,8 @@ function refusal(what: string, wanted: number, total: number, others: number): P
     : "";
   const own = ownCeiling(total);
   const ownPart = heldNow() + floor > own
-    ? `, of which one penguin process may hold ${own} (the rest is kept for the user's other ones)`
+    ? `, of which one penguin process may hold ${own} (the rest is kept for the user's other ones` +
+      `${state.cap === own ? " and other processes under its cgroup's pids.max" : ""})`
     : "";
   return new PenguinError(
     "runtime",

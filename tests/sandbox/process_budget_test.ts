@@ -13,6 +13,7 @@ import {
   _pinBudget,
   budgetFacts,
   budgetOf,
+  cgroupCapOf,
   MAX_BUDGET,
   MIN_SHARE,
 } from "../../lib/sandbox/_process_budget.ts";
@@ -167,4 +168,52 @@ Deno.test("the budget is never more than MAX_BUDGET, whatever ceiling /proc show
   assert.equal(budgetOf({ ceiling: 32_768, threads: 1_000 }, 0), 15_884);
   assert.equal(budgetOf({ ceiling: 32_768, threads: 1_000 }, 600), 16_184);
   assert.equal(MAX_BUDGET, 16_384);
+});
+
+Deno.test("an administrator's pids.max above penguin caps one penguin process's commands (round 30 p03)", () => {
+  // 400 allowed to the job, 390 in use, 380 of them this process's commands' shares: half of the
+  // 390 its commands may have in all; the machine's budget is left alone.
+  const machine = { ceiling: 32768, threads: 500, cgroup: { max: 400, current: 390 } };
+  assert.equal(cgroupCapOf(machine, 380), 195);
+  assert.equal(budgetOf(machine, 380), 16_324);
+  // Others' processes in the job shrink it; no limit: no cap.
+  assert.equal(cgroupCapOf({ ...machine, cgroup: { max: 1000, current: 600 } }, 0), 200);
+  assert.equal(cgroupCapOf({ ceiling: 32768, threads: 500 }, 0), undefined);
+  // A small container's limit: two commands' worth still, the kernel holding them to it.
+  assert.equal(cgroupCapOf({ ...machine, cgroup: { max: 100, current: 20 } }, 0), 128);
+});
+
+Deno.test({
+  name: "the facts name the tightest pids.max of the cgroups penguin runs in",
+  ignore: Deno.uid() !== 0 || !(await Deno.stat("/sys/fs/cgroup/pids/cgroup.procs").then(
+    () => true,
+    () => false,
+  )),
+  fn: async () => {
+    const own = (await Deno.readTextFile("/proc/self/cgroup")).split("\n")
+      .find((l) => l.split(":")[1] === "pids")?.split(":").slice(2).join(":").replace(/\/$/, "") ??
+      "";
+    const admin = `/sys/fs/cgroup/pids${own}/penguin-test-facts-${crypto.randomUUID().slice(0, 8)}`;
+    await Deno.mkdir(admin);
+    try {
+      await Deno.writeTextFile(`${admin}/pids.max`, "300");
+      const url = new URL("../../lib/sandbox/_proc_facts.ts", import.meta.url).href;
+      const o = await new Deno.Command("bash", {
+        args: [
+          "-c",
+          'echo $$ > "$0/cgroup.procs" && exec "$1" eval "$2"',
+          admin,
+          Deno.execPath(),
+          `import { hostFacts } from ${JSON.stringify(url)};` +
+          "console.log(JSON.stringify((await hostFacts()).pidsCgroup));",
+        ],
+      }).output();
+      assert.ok(o.success, new TextDecoder().decode(o.stderr));
+      const got = JSON.parse(new TextDecoder().decode(o.stdout));
+      assert.equal(got.max, 300);
+      assert.ok(got.current > 0 && got.current < 300, JSON.stringify(got));
+    } finally {
+      await Deno.remove(admin);
+    }
+  },
 });
