@@ -111,9 +111,30 @@ export function elevatingUser(
   return uid ? accounts(passwd).find((a) => a.uid === uid)?.name : undefined;
 }
 
-/** {@linkcode sudoUserHome} of the user who ran this process through sudo, doas or pkexec. */
-export function sudoHome(home: string | undefined): string | undefined {
+/**
+ * Every login account's home in `passwd` ({@linkcode sudoUserHome}'s rule: uid
+ * {@linkcode FIRST_USER_UID} or above, a home below `/` other than `home`). penguin running as
+ * root hides them all: its commands read every file there that others may read, and a user who
+ * became root by plain `su` or `sudo -i` leaves no variable naming them (attack round 30).
+ */
+export function loginHomes(passwd: string, home: string | undefined): string[] {
+  const out: string[] = [];
+  for (const a of accounts(passwd)) {
+    const h = sudoUserHome(passwd, a.name, home);
+    if (h !== undefined && !out.includes(h)) out.push(h);
+  }
+  return out;
+}
+
+/**
+ * The other users' homes this process's commands must not see: every login account's, running
+ * as root ({@linkcode loginHomes}); otherwise {@linkcode sudoUserHome} of the user who ran it
+ * through sudo, doas or pkexec.
+ */
+export function sudoHomes(home: string | undefined): string[] {
   const passwd = tryOr(() => readTextNow("/etc/passwd"), "");
+  if (tryOr(() => Deno.uid(), null) === 0) return loginHomes(passwd, home);
   const user = elevatingUser(passwd, (name) => tryOr(() => Deno.env.get(name), undefined));
-  return sudoUserHome(passwd, user, home);
+  const h = sudoUserHome(passwd, user, home);
+  return h === undefined ? [] : [h];
 }

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { GitAccess } from "./git_guard.ts";
 import { type WorkspaceId, workspaceIdentities, workspaceIdOf } from "./workspace_identity.ts";
-import { sudoHome } from "./_user_homes.ts";
+import { sudoHomes } from "./_user_homes.ts";
 
 export { type WorkspaceId, workspaceIdOf };
 
@@ -483,7 +483,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     ...runtimeSecrets(hostEnv ?? Deno.env.toObject()),
     ...keyDirOf(hostEnv ?? Deno.env.toObject()),
     ...systemSecrets(),
-    ...[sudoHome(home ? resolve(home) : undefined)].filter((h) => h !== undefined),
+    ...sudoHomes(home ? resolve(home) : undefined),
     ...(opts.hide ?? []).map((p) => resolve(p)),
   ];
   const policy: SandboxPolicy = {
