@@ -49,8 +49,9 @@ import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 import { xdgConfigHomes, xdgStartupPaths } from "./_xdg_config.ts";
-import { ownXdgEnv, relocatedXdgDirs } from "./_xdg_hidden.ts";
-import { ownStoreEnv, relocatedStorePaths } from "./_relocated_stores.ts";
+import { ownXdgEnv, relocatedXdgDirs, XDG_NAMES } from "./_xdg_hidden.ts";
+import { startupValues } from "./_startup_values.ts";
+import { CREDENTIAL_VARS, ownStoreEnv, relocatedStorePaths } from "./_relocated_stores.ts";
 
 /**
  * A read-only bind of `source` at `target` (they differ when a symlink in the
@@ -791,6 +792,9 @@ async function hideRelocatedXdg(
     ...relocatedXdgDirs(policy.env.host ?? {}, policy.home),
     ...relocatedXdgDirs(ownXdgEnv(), policy.home),
     ...relocatedXdgDirs(policy.env.login ?? {}, policy.home),
+    // And what startup files the snapshot's `bash -l` does not run assign (`~/.zshenv`, below
+    // `~/.bashrc`'s interactive guard: attack round 30 o03).
+    ...startupValues(policy.home, XDG_NAMES).flatMap((e) => relocatedXdgDirs(e, policy.home)),
   ];
   for (const x of found) {
     const real = await realOf(x.dir);
@@ -847,7 +851,12 @@ function hideRelocatedStores(
   roots: readonly string[],
   out: HomeMounts,
 ): void {
-  const envs = [policy.env.host ?? {}, ownStoreEnv(), policy.env.login ?? {}];
+  const envs = [
+    policy.env.host ?? {},
+    ownStoreEnv(),
+    policy.env.login ?? {},
+    ...startupValues(policy.home, Object.keys(CREDENTIAL_VARS)),
+  ];
   for (const p of new Set(envs.flatMap(relocatedStorePaths))) {
     if (roots.some((r) => inside(r, p)) || lstatOrNone(p) === undefined) continue;
     if (!out.hideMore.includes(p)) out.hideMore.push(p);

@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { startupValues } from "./_startup_values.ts";
 import { isAbsolute, join, normalize } from "node:path";
 import {
   STARTUP_DIRECTORY_ENTRIES,
@@ -88,7 +89,13 @@ export function xdgConfigHomes(
   more: readonly string[] = [],
 ): string[] {
   const host = env?.host !== undefined ? env.host["XDG_CONFIG_HOME"] : ownEnv("XDG_CONFIG_HOME");
-  const values = [host, env?.login?.["XDG_CONFIG_HOME"], ...more];
+  const values = [
+    host,
+    env?.login?.["XDG_CONFIG_HOME"],
+    ...more,
+    // What startup files the snapshot's `bash -l` does not run assign (round 30 o03).
+    ...startupValues(home, ["XDG_CONFIG_HOME"]).map((e) => e["XDG_CONFIG_HOME"]),
+  ];
   const usual = home !== undefined && isAbsolute(home) ? join(home, ".config") : undefined;
   // Unset (the usual case): nothing is looked up.
   let usualReal: string | undefined | null = null;

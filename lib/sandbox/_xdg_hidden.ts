@@ -25,6 +25,9 @@ const XDG_VARS: readonly (readonly [string, string])[] = [
   ["XDG_CACHE_HOME", ".cache/"],
 ];
 
+/** The XDG variables of a relocated base directory. */
+export const XDG_NAMES: readonly string[] = XDG_VARS.map(([name]) => name);
+
 /** penguin's own values of the XDG variables (read one by one: the plan runs before every command). */
 export function ownXdgEnv(): Record<string, string | undefined> {
   return Object.fromEntries(XDG_VARS.map(([name]) => [name, Deno.env.get(name)]));
