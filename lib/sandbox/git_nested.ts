@@ -56,20 +56,15 @@ import { CONVENTIONAL_HOOK_DIRS } from "./git_hook_scripts.ts";
 import { MAX_MODULE_ENTRIES, moduleGitDirs } from "./git_modules.ts";
 import { inside, isEmptyDir, ownHome } from "./_paths.ts";
 import { otherUserHomes } from "./_user_homes.ts";
-import {
-  existsNow,
-  listDirNow,
-  lstatOrNone,
-  readRegularNow,
-  realPathOrNone,
-  statOrNone,
-} from "./_look.ts";
+import { existsNow, listDirNow, lstatOrNone, readRegularNow, realPathOrNone } from "./_look.ts";
 import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
 import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
+import { isGitDir } from "./_git_dir_shape.ts";
+import { parkedRepoIn } from "./_git_parked.ts";
 import { renameInDir } from "./pinned_rename.ts";
 import { collectorEvery } from "../state/_gc.ts";
 
@@ -617,37 +612,6 @@ export async function renameUnaddressable(dir: string): Promise<Renamed[]> {
   return out;
 }
 
-/** Whether `path`, not a directory, has an execute bit (git's `access(path, X_OK)` passes). */
-function executable(path: string): boolean {
-  const info = statOrNone(path);
-  return info !== undefined && (info.isDirectory || ((info.mode ?? 0) & 0o111) !== 0);
-}
-
-/** An entry's kind as a directory listing or `lstat` gives it. */
-type EntryKind = Pick<Deno.DirEntry, "isFile" | "isDirectory" | "isSymlink">;
-
-/**
- * Whether `dir` is a git directory, as git's is_git_directory judges it: HEAD (not a directory),
- * and objects and refs it can search (access X_OK): a directory, a link (git follows it) or
- * anything else with an execute bit. A commondir file naming the directory that has them counts whatever it names. `entry`
- * gives the kind of one of `dir`'s entries (from a listing, or `lstat`).
- */
-function isGitDir(dir: string, entry: (name: string) => EntryKind | undefined): boolean {
-  const head = entry("HEAD");
-  // Any other kind with an execute bit passes git's test too: a FIFO named `objects` (attack
-  // round 29 j01), a socket, a device.
-  const searchable = (name: string) => {
-    const e = entry(name);
-    if (!e) return false;
-    if (e.isDirectory || e.isSymlink) return true;
-    return executable(join(dir, name));
-  };
-  const commondir = entry("commondir");
-  return head !== undefined && !head.isDirectory &&
-    ((searchable("objects") && searchable("refs")) ||
-      (commondir !== undefined && !commondir.isDirectory));
-}
-
 /**
  * The repository that the directory `dir` itself is, when git would take it for one (a bare
  * repository, or a git directory that is its own work tree through `core.worktree`), looked at
@@ -767,7 +731,7 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
     for (const path of await symlinkedEntries(dir)) return `${path} is a symbolic link`;
   }
   for (const dir of gitDirs) {
-    const trap = gitDirTrap(dir);
+    const trap = gitDirTrap(dir) ?? parkedRepoIn(dir);
     if (trap !== undefined) return trap;
   }
   for (const dir of gitDirs) {

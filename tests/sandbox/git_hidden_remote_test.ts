@@ -44,7 +44,10 @@ Deno.test("penguin run: a remote naming a repository hidden in a .git arms its r
     const { o, outputs } = await attack(w, steps);
     assert.match(outputs, /planted/);
     // What the walk after the command renamed is told in the session's end report.
-    assert.match(o.stderr, /\[penguin\] renamed ".*\/abs\/\.git" to .*inside a \.git directory/);
+    assert.match(
+      o.stderr,
+      /\[penguin\] renamed ".*\/abs\/\.git" to .*(inside a \.git directory|parked inside the git directory)/,
+    );
     for (const dir of ["abs", "file", "rel", "br", "old"]) {
       assert.equal(await exists(join(w.ws, dir, ".git-disarmed-by-penguin")), true, dir);
       await hostGit(w, join(w.ws, dir), ["push", "-q", "origin", "HEAD:refs/heads/x"]);
@@ -87,3 +90,52 @@ Deno.test("a hook added to a repository's hooks directory changes its identity (
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("penguin run: a repository parked anywhere in a .git arms it, however it is named (round 31 q01–q07)", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
+    // Each: a plain repository with one commit, a bare repository with a pre-receive hook parked
+    // in its `.git` (at the top or deep in the object store), and a name for it penguin's remote
+    // checks did not follow.
+    const make = (dir: string, park: string, how: string, name: string) =>
+      `git init -q ${dir} && git -C ${dir} commit -q --allow-empty -m x && ` +
+      `git init -q --bare ${dir}/.git/${park} && ${
+        hook(m(name))
+      } > ${dir}/.git/${park}/hooks/pre-receive` +
+      ` && chmod 755 ${dir}/.git/${park}/hooks/pre-receive && ${how}`;
+    const steps = [
+      exec(
+        `${ident}; ` + [
+          make(
+            "host",
+            "evil",
+            'git -C host remote add origin "file://localhost$PWD/host/.git/evil"',
+            "host",
+          ),
+          make("pct", "evil", 'git -C pct remote add origin "file://$PWD/pct/%2egit/evil"', "pct"),
+          make(
+            "deep",
+            "objects/ab/evil",
+            "git -C deep remote add origin /proc/self/cwd/.git/objects/ab/evil",
+            "deep",
+          ),
+          make(
+            "gitfile",
+            "refs/evil",
+            'printf "gitdir: %s\\n" "$PWD/gitfile/.git/refs/evil" > gitfile/target && ' +
+              'git -C gitfile remote add origin "$PWD/gitfile/target"',
+            "gitfile",
+          ),
+        ].join(" && ") + " && echo planted",
+      ),
+    ];
+    const { o, outputs } = await attack(w, steps);
+    assert.match(outputs, /planted/);
+    assert.match(o.stderr, /parked inside the git directory/);
+    const dirs = ["host", "pct", "deep", "gitfile"];
+    for (const dir of dirs) {
+      assert.equal(await exists(join(w.ws, dir, ".git-disarmed-by-penguin")), true, dir);
+      await hostGit(w, join(w.ws, dir), ["push", "-q", "origin", "HEAD:refs/heads/x"]);
+    }
+    assert.deepEqual(await ranOf(w, dirs), []);
+  }));

@@ -1,0 +1,52 @@
+/**
+ * A repository parked inside a git directory a command made: the walk of the writable roots never
+ * enters a `.git` (git looks for no repository there), but a remote, a `branch.*.remote`, a file
+ * holding `gitdir:` or any path git resolves can name one, and git runs its `pre-receive` and
+ * other hooks on the host at the user's `git push`. Checking the names (URLs) was not enough:
+ * `file://localhost/…`, `%2egit`, `link/..`, `/proc/self/cwd/…`, a URL-less remote's name and a
+ * gitfile at the URL all reached one (attack rounds 30 n01 and 31 q01–q07). So the whole git
+ * directory is looked through, its object store too, for anything git would take for a git
+ * directory; one found anywhere but the directory itself, its `modules/` (each submodule git
+ * directory is looked at as one of its own) and a linked work tree's `worktrees/<name>` arms the
+ * repository. A directory that cannot be listed, or more than {@linkcode MAX_PARKED_ENTRIES}
+ * entries, arms it too: what was not looked at could hold one.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { listDirNow } from "./_look.ts";
+import { isGitDir } from "./_git_dir_shape.ts";
+
+/** Entries of a git directory looked through (the object store's loose objects included). */
+export const MAX_PARKED_ENTRIES = 200_000;
+
+/** Why the git directory `dir` holds a repository parked in it; undefined when none. */
+export function parkedRepoIn(dir: string): string | undefined {
+  const queue = [dir];
+  let seen = 0;
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    let entries: Deno.DirEntry[];
+    try {
+      entries = listDirNow(at);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) continue;
+      return `${at} inside the git directory ${dir} cannot be listed, and could hold a repository`;
+    }
+    const kinds = new Map(entries.map((e) => [e.name, e]));
+    const worktreeAdmin = basename(dirname(at)) === "worktrees" && dirname(dirname(at)) === dir;
+    if (at !== dir && !worktreeAdmin && isGitDir(at, (n) => kinds.get(n))) {
+      return `${at} is a repository parked inside the git directory ${dir}: git runs its hooks ` +
+        "when a remote or a path names it (the user's push)";
+    }
+    for (const e of entries) {
+      if (++seen > MAX_PARKED_ENTRIES) {
+        return `the git directory ${dir} holds more than ${MAX_PARKED_ENTRIES} entries, too many ` +
+          "to look through for a repository parked in it";
+      }
+      if (!e.isDirectory || (at === dir && e.name === "modules")) continue;
+      queue.push(join(at, e.name));
+    }
+  }
+  return undefined;
+}
