@@ -731,7 +731,7 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
     for (const path of await symlinkedEntries(dir)) return `${path} is a symbolic link`;
   }
   for (const dir of gitDirs) {
-    const trap = gitDirTrap(dir) ?? parkedRepoIn(dir);
+    const trap = gitDirTrap(dir);
     if (trap !== undefined) return trap;
   }
   for (const dir of gitDirs) {
@@ -755,6 +755,11 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
         return `its hooks directory ${join(dir, "hooks")} cannot be listed (${errorMessage(err)})`;
       }
     }
+  }
+  // A repository parked anywhere inside (attack rounds 30 n01, 31 q01-q07).
+  for (const dir of gitDirs) {
+    const parked = parkedRepoIn(dir);
+    if (parked !== undefined) return parked;
   }
   return undefined;
 }

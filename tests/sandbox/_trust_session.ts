@@ -49,6 +49,22 @@ async function makeArmed(rel: string): Promise<void> {
   await hostGit(ws, join(ws, rel), ["config", "core.fsmonitor", "touch /tmp/penguin-trust-x"]);
 }
 
+/**
+ * Where what was parked at `X/.git/<name>` lies now: there, or in the `X/.git` the walk renamed
+ * aside for holding a parked repository (lib/sandbox/_git_parked.ts).
+ */
+async function parkedNow(name: string): Promise<string> {
+  const at = join(ws, "X/.git", name);
+  if (await Deno.lstat(at).then(() => true, () => false)) return at;
+  for await (const e of Deno.readDir(join(ws, "X"))) {
+    const aside = join(ws, "X", e.name, name);
+    if (e.name.startsWith(".git") && await Deno.lstat(aside).then(() => true, () => false)) {
+      return aside;
+    }
+  }
+  return at;
+}
+
 const session = keepStandIns();
 if (scenario === "hide") {
   // A plans (the repo is not there yet) and makes zzz/R armed; B is planned while R is there;
@@ -58,7 +74,7 @@ if (scenario === "hide") {
   const bBefore = JSON.parse(await plan());
   parkDuringWalk("zzz", "X/.git/zzz");
   out.aEnd = await disarmNewRepos(ws, before, [ws]);
-  await Deno.rename(join(ws, "X/.git/zzz"), join(ws, "zzz"));
+  await Deno.rename(await parkedNow("zzz"), join(ws, "zzz"));
   out.bEnd = await disarmNewRepos(ws, bBefore, [ws]);
 } else if (scenario === "userhide") {
   // The user's vendor/lib exists at the start. H parks vendor in X/.git while W is planned and
@@ -67,11 +83,11 @@ if (scenario === "hide") {
   await Deno.mkdir(join(ws, "X/.git"), { recursive: true });
   await Deno.rename(join(ws, "vendor"), join(ws, "X/.git/vendor"));
   const wBefore = JSON.parse(await plan());
-  await Deno.rename(join(ws, "X/.git/vendor"), join(ws, "vendor"));
+  await Deno.rename(await parkedNow("vendor"), join(ws, "vendor"));
   await Deno.writeTextFile(join(ws, "vendor/lib/.git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
   parkDuringWalk("vendor", "X/.git/vendor");
   out.wEnd = await disarmNewRepos(ws, wBefore, [ws]);
-  await Deno.rename(join(ws, "X/.git/vendor"), join(ws, "vendor"));
+  await Deno.rename(await parkedNow("vendor"), join(ws, "vendor"));
   out.next = await plan();
 } else if (scenario === "unsettled-end") {
   // The session's only command made zzz/R armed; another command renames zzz and back over

@@ -156,7 +156,10 @@ Deno.test("a link that is the only entry of modules/ (its git dir parked in .git
     await Deno.symlink("../parked/sub", join(x, ".git/modules/sub"));
     assert.equal((await Deno.lstat(join(x, ".git/modules"))).nlink, 2);
     assert.deepEqual(moduleGitDirs(join(x, ".git")).links, [join(x, ".git/modules/sub")]);
-    assert.match(String(await armedReason(dotgit(x), [r.ws], r.home)), /modules\/sub/);
+    assert.match(
+      String(await armedReason(dotgit(x), [r.ws], r.home)),
+      /modules\/sub|parked inside the git directory/,
+    );
     const out = await disarmNewRepos(r.ws, [], [r.ws]);
     assert.ok(out.some((d) => d.from === join(x, ".git") && d.to !== ""), JSON.stringify(out));
   });
