@@ -101,6 +101,50 @@ export function maskRecord(record: OmniMessage, mask: (s: string) => string): Om
   return maskDropFidelity(record, mask) as OmniMessage;
 }
 
+/** The text a message of a joinable kind holds, and its field. */
+function joinable(m: CompleteMessage): "text" | "thinking" | undefined {
+  if (m.type === "text") return "text";
+  if (m.type === "thinking") return "thinking";
+  return undefined;
+}
+
+/**
+ * `messages` (each masked already) where a protocol that joins the texts of one side's run into
+ * one string (OpenAI's chat completions: every text of an assistant turn, every reasoning text)
+ * would join a secret whole from pieces each too short to mask: an imported Claude Code message
+ * split a 14-character vault value 7|7 over two text blocks, and the resumed request held it
+ * (attack round 31 s03). Such a run's texts become one message, masked as joined, at the first
+ * one's place (its `fidelity` dropped); the same array when no join changes.
+ */
+function maskJoinedRuns(
+  messages: CompleteMessage[],
+  mask: (s: string) => string,
+): CompleteMessage[] {
+  let out = messages;
+  let start = 0;
+  for (let i = 1; i <= out.length; i++) {
+    if (i < out.length && out[i]!.role === out[start]!.role) continue;
+    for (const kind of ["text", "thinking"] as const) {
+      const at: number[] = [];
+      for (let k = start; k < i; k++) if (joinable(out[k]!) === kind) at.push(k);
+      if (at.length < 2) continue;
+      const field = kind === "text" ? "text" : "thinking";
+      const joined = at.map((k) => (out[k] as unknown as Record<string, string>)[field]).join("");
+      const masked = mask(joined);
+      if (masked === joined) continue;
+      const { fidelity: _dropped, ...first } = out[at[0]!] as CompleteMessage & {
+        fidelity?: unknown;
+      };
+      const merged = { ...first, [field]: masked } as CompleteMessage;
+      const drop = new Set(at.slice(1));
+      out = out.map((m, k) => (k === at[0] ? merged : m)).filter((_, k) => !drop.has(k));
+      i -= drop.size;
+    }
+    start = i;
+  }
+  return out;
+}
+
 /** `state` with every replayed message masked over `secrets` (the same state when none changed). */
 export function maskEngineState(
   state: EngineState,
@@ -110,8 +154,8 @@ export function maskEngineState(
   const mask = (s: string) => maskSecrets(s, secrets);
   const masked: EngineState = {
     ...state,
-    history: state.history.map((m) => maskMessage(m, mask)),
-    carryOver: state.carryOver.map((m) => maskMessage(m, mask)),
+    history: maskJoinedRuns(state.history.map((m) => maskMessage(m, mask)), mask),
+    carryOver: maskJoinedRuns(state.carryOver.map((m) => maskMessage(m, mask)), mask),
   };
   if (state.pendingSummary) {
     masked.pendingSummary = maskDeep(state.pendingSummary, mask) as typeof state.pendingSummary;

@@ -181,6 +181,16 @@ function byteReading(value: string): string | undefined {
   return out;
 }
 
+/** `value` and its other Unicode normal forms (NFC, NFD, NFKC, NFKD) long enough to mask. */
+function normalForms(value: string): string[] {
+  const out = [value];
+  for (const form of ["NFC", "NFD", "NFKC", "NFKD"] as const) {
+    const v = value.normalize(form);
+    if (!out.includes(v) && v.length >= MIN_SECRET_LENGTH) out.push(v);
+  }
+  return out;
+}
+
 /**
  * The usable secrets (long enough, one per value: first wins), their byte readings
  * ({@linkcode byteReading}), then the hex and base64 forms of the secrets
@@ -193,13 +203,17 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     typeof s.value === "string" && s.value.length >= MIN_SECRET_LENGTH
   );
   for (const s of usable) {
-    if (seen.has(s.value)) continue;
-    seen.add(s.value);
-    const pieces = s.value.length >= FRAGMENT_SECRET_LENGTH;
-    const least = pieces ? FRAGMENT_LENGTH : s.value.length;
-    const prefix = pieces ? publicPrefixLength(s.value, least) : 0;
-    const reach = pieces ? prefix + least : 0;
-    out.push({ value: s.value, marker: secretMarker(s), least, reach, prefix, encoded: false });
+    // Its Unicode normal forms too: a value given decomposed (NFD) and printed composed (NFC), or
+    // the other way, is the same text to a reader (attack round 31 s01b).
+    for (const value of normalForms(s.value)) {
+      if (seen.has(value)) continue;
+      seen.add(value);
+      const pieces = value.length >= FRAGMENT_SECRET_LENGTH;
+      const least = pieces ? FRAGMENT_LENGTH : value.length;
+      const prefix = pieces ? publicPrefixLength(value, least, s.kind) : 0;
+      const reach = pieces ? prefix + least : 0;
+      out.push({ value, marker: secretMarker(s), least, reach, prefix, encoded: false });
+    }
   }
   for (const e of [...out]) {
     // A non-ASCII secret's UTF-8 bytes read one character a byte: what its bytes escaped one by

@@ -35,7 +35,7 @@ function reference(text: string, secrets: readonly Secret[]): string {
       let n = 0;
       if (s.value.length >= FRAGMENT_SECRET_LENGTH) {
         // A piece counts when it ends 8 characters or more past the public prefix.
-        const reach = publicPrefixLength(s.value, FRAGMENT_LENGTH) + FRAGMENT_LENGTH;
+        const reach = publicPrefixLength(s.value, FRAGMENT_LENGTH, s.kind) + FRAGMENT_LENGTH;
         for (let len = Math.min(s.value.length, text.length - i); len >= FRAGMENT_LENGTH; len--) {
           const piece = text.slice(i, i + len);
           let o = s.value.indexOf(piece);
@@ -340,7 +340,7 @@ Deno.test("with escape sequences, any chunking masks like the whole text and a t
     const shown = safeText(whole).replaceAll("\\x", "\n");
     for (const s of secrets.slice(0, 2)) {
       // Every piece that ends 8 characters or more past the public prefix ("XYZ-abcabc-").
-      const from = publicPrefixLength(s.value, FRAGMENT_LENGTH);
+      const from = publicPrefixLength(s.value, FRAGMENT_LENGTH, s.kind);
       for (let k = from; k + FRAGMENT_LENGTH <= s.value.length; k++) {
         const piece = s.value.slice(k, k + FRAGMENT_LENGTH);
         assert.ok(!shown.includes(piece), `${JSON.stringify(text)} shows ${piece}`);
