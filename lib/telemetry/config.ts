@@ -61,8 +61,15 @@ export function parseOtlpHeaders(
   return out;
 }
 
+/** `<base>/v1/traces`, the path added before a query or fragment the base holds. */
 function tracesUrl(base: string): string {
-  return `${base.replace(/\/+$/, "")}/v1/traces`;
+  try {
+    const u = new URL(base);
+    u.pathname = `${u.pathname.replace(/\/+$/, "")}/v1/traces`;
+    return u.href;
+  } catch {
+    return `${base.replace(/\/+$/, "")}/v1/traces`;
+  }
 }
 
 /**

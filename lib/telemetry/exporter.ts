@@ -10,7 +10,7 @@
  * @module
  */
 import { errorMessage } from "../protocol/errors.ts";
-import { redactSecrets } from "../inspect/redact.ts";
+import { shownEndpoint, withEndpointShown } from "./_endpoint_shown.ts";
 import { exportRequest, type OtlpSpan } from "./otlp_json.ts";
 
 /** Options of {@linkcode createSpanExporter}. */
@@ -131,9 +131,9 @@ export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
     if (stats.failure !== undefined) return;
     stats.failure = why;
     options.warn(
-      `telemetry: cannot export spans to ${
-        redactSecrets(options.url)
-      }: ${why}; spans are dropped ` +
+      `telemetry: cannot export spans to ${shownEndpoint(options.url)}: ${
+        withEndpointShown(why, options.url)
+      }; spans are dropped ` +
         `(the count is reported at exit) and tasks go on`,
     );
   };

@@ -10,7 +10,7 @@
  * @module
  */
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
-import { redactSecrets } from "../inspect/redact.ts";
+import { shownEndpoint } from "./_endpoint_shown.ts";
 import type { SystemConfig } from "../state/system_config.ts";
 import type { TraceObserver } from "../trace/writer.ts";
 import { VERSION } from "../version.ts";
@@ -73,7 +73,7 @@ export function startLiveTelemetry(
       if (stats.dropped > 0) {
         options.warn(
           `telemetry: ${stats.dropped} span(s) dropped, ${stats.sent} sent to ${
-            redactSecrets(config.url)
+            shownEndpoint(config.url)
           }`,
         );
       }

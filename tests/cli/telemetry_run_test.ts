@@ -228,3 +228,24 @@ Deno.test("a compaction mid-task is a live span holding its summary request", as
     },
   );
 });
+
+Deno.test("a collector's token in the endpoint's query is never printed (round 31 s02b)", async () => {
+  await withModelRoot({
+    turns: [turn.toolCall("exec_command", { cmd: "echo hi" }), turn.text("Done.")],
+  }, async (sb) => {
+    const port = closedPort();
+    const token = "telQry9Hn4Bv7Ck2Mx6Pz8";
+    const r = await runCli(
+      inRoot(sb, "run", "--approve", "allow-all", "-m", "go"),
+      {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://u:pw1234@127.0.0.1:${port}/x?token=${token}` },
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.split("\n").filter((l) => l.includes("telemetry"));
+    assert.equal(lines.length, 2, r.stderr);
+    // The path goes before the query; the query and the user information are not shown.
+    assert.match(lines[0]!, /cannot export spans to http:\/\/127\.0\.0\.1:\d+\/x\/v1\/traces\?…: /);
+    assert.ok(!r.stderr.includes(token.slice(0, 8)) && !r.stderr.includes("pw1234"), r.stderr);
+  });
+});
