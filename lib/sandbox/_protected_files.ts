@@ -177,7 +177,7 @@ const gitCache = new Map<string, Promise<GitFiles>>();
 function gitFiles(home: string): Promise<GitFiles> {
   let found = gitCache.get(home);
   if (found === undefined) {
-    found = resolveGitConfig({ workTree: home, gitDirs: [], home, everyCondition: true })
+    found = resolveGitConfig({ workTree: home, gitDirs: [], home })
       .then((r) => filesOf(r, home, home))
       .catch(() => ({ config: [], hooks: [], templates: [] }));
     gitCache.set(home, found);
@@ -220,7 +220,6 @@ async function rootGitFiles(root: string, home: string | undefined): Promise<Git
       gitDir: layout.gitDirs[0],
       commonDir: layout.gitDirs[layout.gitDirs.length - 1],
       home,
-      everyCondition: true,
     });
     const found = filesOf(r, home, root);
     for (const d of layout.gitDirs) found.hooks.push(join(d, "hooks"));

@@ -20,9 +20,13 @@
  *   on), last as in git; their entries name the variable as their file.
  * - Includes: a relative path is taken from the including file's directory,
  *   `~/` is the home directory, `%(prefix)/` each prefix above; at most ten
- *   levels, as in git. `gitdir:` and `gitdir/i:` are matched against the git
- *   directory (as named and as a real path); `onbranch:`, `hasconfig:` and
- *   unknown conditions always include (the user may switch branches later).
+ *   levels, as in git. Every `includeIf` counts, whatever its condition:
+ *   `onbranch:` and `hasconfig:` may hold after the session (the user switches
+ *   branches, adds a remote), and `gitdir:` git also matches against the path
+ *   the user's shell names the repository by (`$PWD`, through a link penguin
+ *   never sees): a `gitdir:~/work/` include penguin found not to hold set the
+ *   `core.hooksPath` the user's commit ran the model's hook from (attack round
+ *   31 r02, r03); protecting more is the safe side.
  *
  * @module
  */
@@ -62,12 +66,6 @@ export interface ResolvedGitConfig {
   files: ConfigFile[];
   /** Syntax errors and includes that could not be followed. */
   errors: string[];
-  /**
-   * Files named by an `includeIf` whose condition does not hold now (a
-   * `gitdir:` pattern no git directory of this repository matches): git reads
-   * them for another repository, or for this one once the condition holds.
-   */
-  skipped?: ConfigFile[];
 }
 
 /** What to resolve. */
@@ -84,12 +82,6 @@ export interface ResolveOptions {
   home?: string | undefined;
   /** An environment variable, or undefined (default: penguin's own, where permitted). */
   env?: (name: string) => string | undefined;
-  /**
-   * Follow every `includeIf` whatever its condition: for what git may read
-   * in any repository (the hooks directories a `gitdir:` include names for
-   * other repositories), not what it reads in this one.
-   */
-  everyCondition?: boolean;
   /** Read a file: its text, undefined when missing, `"unreadable"` otherwise. */
   read?: (path: string) => Promise<string | undefined | "unreadable">;
 }
@@ -292,28 +284,6 @@ function expandPath(value: string, home: string | undefined, prefixes: string[])
   return [value];
 }
 
-/** Whether the `includeIf` condition `cond` holds (or might: then true). */
-function conditionHolds(
-  cond: string,
-  from: string,
-  opts: ResolveOptions,
-): boolean {
-  const m = /^(gitdir|gitdir\/i|onbranch):(.*)$/s.exec(cond);
-  if (!m) return true; // hasconfig:… and unknown conditions: include (protecting more is safe)
-  const [, kind, raw] = m as unknown as [string, string, string];
-  // Every branch: the user may switch to one that matches after the session.
-  if (kind === "onbranch") return true;
-  let pattern = raw;
-  if (pattern.startsWith("~/")) {
-    if (!opts.home) return true;
-    pattern = opts.home + pattern.slice(1);
-  } else if (pattern.startsWith("./")) pattern = dirname(from) + pattern.slice(1);
-  else if (!isAbsolute(pattern)) pattern = "**/" + pattern;
-  if (pattern.endsWith("/")) pattern += "**";
-  const re = wildmatchRegExp(pattern, kind === "gitdir/i");
-  return opts.gitDirs.some((d) => re.test(d));
-}
-
 /**
  * Resolve the configuration git reads for the work tree of `opts`: every
  * file (read, missing or unreadable) and every assignment.
@@ -342,23 +312,6 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     out.entries.push(e);
     const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
     if (!inc || e.value === null || e.value === "") return;
-    if (inc[1] !== undefined && !opts.everyCondition && !conditionHolds(inc[1], e.file, opts)) {
-      for (const p of expandPath(e.value, opts.home, prefixes)) {
-        if (e.line === 0 && !isAbsolute(p)) continue;
-        const { path, links, via } = await physicalPath(dirname(e.file), p);
-        const file: ConfigFile = {
-          path,
-          links,
-          via,
-          scope: "include",
-          key: e.key,
-          from: e.file,
-          state: "missing",
-        };
-        (out.skipped ??= []).push(file);
-      }
-      return;
-    }
     if (depth >= MAX_INCLUDE_DEPTH) {
       out.errors.push(`${e.file}:${e.line}: includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
       return;

@@ -10,13 +10,7 @@
  */
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { type ResolvedGitConfig, resolveGitConfig } from "./git_config.ts";
-import {
-  execKeyOf,
-  type ExecTarget,
-  gitExecTargets,
-  includeTarget,
-  pythonModules,
-} from "./git_exec_keys.ts";
+import { execKeyOf, type ExecTarget, gitExecTargets, pythonModules } from "./git_exec_keys.ts";
 import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
 import {
   CONVENTIONAL_HOOK_DIRS,
@@ -160,12 +154,6 @@ async function homeTargets(
     opts.env,
     writable,
   );
-  // An include whose condition holds for no repository yet (a global `includeIf
-  // "gitdir:<ws>/vendor/**"`): git reads it for the next repository the user makes there.
-  for (const f of config.skipped ?? []) {
-    if (!f.from || !f.key) continue;
-    all.push(includeTarget(f, f.from, "includeIf.*.path"));
-  }
   if (opts.enclosing ?? true) {
     for (const top of await enclosingRepos(workspaceReal, opts.env)) {
       const outer = await findGitLayout(top, opts.missing);

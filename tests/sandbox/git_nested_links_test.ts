@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { exists } from "./_helpers.ts";
+import { hostRun } from "../support/host_git.ts";
 import { armed, attack, exec, hook, hostGit, ranMarker, ranOf, withWorld } from "./_git_attack.ts";
 
 Deno.test("penguin run: a nested repository's config or hooks linked to a workspace file is disarmed", () =>
@@ -118,4 +119,44 @@ Deno.test("penguin run: an include a global includeIf names below the workspace 
     await hostGit(w, w.ws, ["init", "-q", "vendor/y"]);
     await hostGit(w, join(w.ws, "vendor", "y"), ["status"]);
     assert.equal(await exists(marker), false, "the user's git ran what the model wrote");
+  }));
+
+Deno.test("penguin run: a gitdir include through a link penguin never sees still protects its hooks path (round 31 r02, r03)", () =>
+  withWorld(async (w) => {
+    const marker = ranMarker(w, "linked-include");
+    // The user names the workspace through `~/work`, a link; the include's condition holds for
+    // git run from there ($PWD), never for the real path penguin resolves.
+    const link = join(w.home, "work");
+    await Deno.symlink(w.ws, link);
+    await Deno.writeTextFile(
+      join(w.home, ".gitconfig"),
+      `[includeIf "gitdir:~/work/"]\n\tpath = ~/.gitconfig-work\n`,
+    );
+    await Deno.writeTextFile(
+      join(w.home, ".gitconfig-work"),
+      "[core]\n\thooksPath = tools/githooks\n",
+    );
+    await hostGit(w, link, ["init", "-q"]);
+    const steps = [
+      exec(
+        `mkdir -p tools/githooks && ${hook(marker)} > tools/githooks/pre-commit && ` +
+          "chmod 755 tools/githooks/pre-commit; echo tried",
+      ),
+    ];
+    const { outputs } = await attack(w, steps);
+    assert.match(outputs, /tried/);
+    // The user's shell in `~/work` ($PWD the link), as git matches the condition.
+    const commit = await hostRun(
+      w.home,
+      link,
+      "git",
+      ["commit", "-q", "--allow-empty", "-m", "x"],
+      {
+        PWD: link,
+      },
+    );
+    const origin = await hostRun(w.home, link, "git", ["config", "core.hooksPath"], { PWD: link });
+    assert.equal(origin.stdout.trim(), "tools/githooks", "the include holds for the user's git");
+    assert.equal(commit.code, 0, commit.out);
+    assert.equal(await exists(marker), false, "the user's commit ran the model's hook");
   }));
