@@ -51,6 +51,7 @@ import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 import { xdgConfigHomes, xdgStartupPaths } from "./_xdg_config.ts";
 import { ownXdgEnv, relocatedXdgDirs, XDG_NAMES } from "./_xdg_hidden.ts";
 import { startupValues } from "./_startup_values.ts";
+import { otherUserHomes } from "./_user_homes.ts";
 import { CREDENTIAL_VARS, ownStoreEnv, relocatedStorePaths } from "./_relocated_stores.ts";
 
 /**
@@ -261,7 +262,16 @@ export async function homeMounts(
   await hideSealedToolchainCredentials(ctx, opts);
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
-  const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
+  // And the other homes of the user (the sudo or doas user's, `/etc/passwd`'s): their shells source
+  // what their startup files name too (attack round 31 t07: a sudo user's `~/.bash_aliases`
+  // sourcing a workspace file the model rewrote).
+  const startupHomes = [
+    ...new Set([
+      ...(homeDir ? [home!] : []),
+      ...sealed.map((s) => s.dir),
+      ...otherUserHomes(policy.home).filter((h) => statOrNone(h)?.isDirectory === true),
+    ]),
+  ];
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
   await guardXdgStartup(xdgConfigHomes(policy.env, policy.home), ctx);
   await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);

@@ -63,16 +63,29 @@ function tryOr<T>(fn: () => T, fallback: T): T {
   }
 }
 
+/** Login accounts' homes looked at, at most, besides the named ones (penguin running as root). */
+const MAX_LOGIN_HOMES = 8;
+
 /**
- * The homes of this machine's user other than `home` (penguin's `$HOME`):
- * {@linkcode passwdHomes} of this process's uid and of `SUDO_USER`.
+ * The homes of this machine's user other than `home` (penguin's `$HOME`): {@linkcode passwdHomes}
+ * of this process's uid and of the user who ran it through sudo, doas or pkexec
+ * ({@linkcode elevatingUser}: under doas a `~/.gitconfig` including a workspace file was not
+ * looked at, and the user's `git status` ran the model's fsmonitor, attack round 31 t06); running
+ * as root, also the first {@linkcode MAX_LOGIN_HOMES} login accounts' ({@linkcode loginHomes}:
+ * plain `su` names nobody).
  */
 export function otherUserHomes(home: string | undefined): string[] {
   const passwd = tryOr(() => readTextNow("/etc/passwd"), "");
   const uid = tryOr(() => Deno.uid(), null);
-  const sudoUser = tryOr(() => Deno.env.get("SUDO_USER"), undefined);
+  const user = elevatingUser(passwd, (name) => tryOr(() => Deno.env.get(name), undefined));
   const own = home?.replace(/\/+$/, "");
-  return passwdHomes(passwd, uid, sudoUser).filter((h) => h !== own);
+  const found = passwdHomes(passwd, uid, user);
+  if (uid === 0) {
+    for (const h of loginHomes(passwd, home).slice(0, MAX_LOGIN_HOMES)) {
+      if (!found.includes(h)) found.push(h);
+    }
+  }
+  return found.filter((h) => h !== own);
 }
 
 /**
