@@ -262,16 +262,7 @@ export async function homeMounts(
   await hideSealedToolchainCredentials(ctx, opts);
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
-  // And the other homes of the user (the sudo or doas user's, `/etc/passwd`'s): their shells source
-  // what their startup files name too (attack round 31 t07: a sudo user's `~/.bash_aliases`
-  // sourcing a workspace file the model rewrote).
-  const startupHomes = [
-    ...new Set([
-      ...(homeDir ? [home!] : []),
-      ...sealed.map((s) => s.dir),
-      ...otherUserHomes(policy.home).filter((h) => statOrNone(h)?.isDirectory === true),
-    ]),
-  ];
+  const startupHomes = startupHomesOf(homeDir ? home : undefined, sealed, policy.home);
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
   await guardXdgStartup(xdgConfigHomes(policy.env, policy.home), ctx);
   await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);
@@ -466,6 +457,26 @@ async function hideLinkTarget(real: string, ctx: SealContext): Promise<void> {
 function protectInRoots(real: string, ctx: SealContext): void {
   if (!ctx.out.protect.includes(real)) ctx.out.protect.push(real);
   ctx.pinLater.push(real);
+}
+
+/**
+ * The homes whose startup files are guarded: penguin's (`home`, when it is a directory), the
+ * sealed ones, and the user's other homes (the sudo or doas user's, `/etc/passwd`'s): their
+ * shells source what their startup files name too (attack round 31 t07: a sudo user's
+ * `~/.bash_aliases` sourcing a workspace file the model rewrote).
+ */
+function startupHomesOf(
+  home: string | undefined,
+  sealed: readonly { dir: string }[],
+  policyHome: string | undefined,
+): string[] {
+  return [
+    ...new Set([
+      ...(home !== undefined ? [home] : []),
+      ...sealed.map((s) => s.dir),
+      ...otherUserHomes(policyHome).filter((h) => statOrNone(h)?.isDirectory === true),
+    ]),
+  ];
 }
 
 /**
