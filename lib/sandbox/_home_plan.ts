@@ -226,7 +226,7 @@ export async function homeMounts(
   for (const h of hiddenHomes) {
     await showInHiddenHome(h, policy, roots, { allHidden, elsewhere }, out);
   }
-  await hideRelocatedXdg(policy, roots, homes.map((h) => h.dir), out);
+  await hideRelocatedXdg(policy, roots, out);
   hideRelocatedStores(policy, roots, out);
   // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
@@ -266,6 +266,7 @@ export async function homeMounts(
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
   await guardXdgStartup(xdgConfigHomes(policy.env, policy.home), ctx);
   await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);
+  pinHiddenInRoots(ctx);
   // Last, once every hidden and read-only path is known (a pinned directory inside one would
   // show it again, writable).
   for (const p of ctx.pinLater) pinBetween(p, ctx);
@@ -300,6 +301,18 @@ async function hideSealedToolchainCredentials(
   if (dirs.length === 0 || opts.check) return;
   for (const p of await credentialFilesIn(dirs)) {
     if (!ctx.isHidden(p)) ctx.out.hideMore.push(p);
+  }
+}
+
+/**
+ * What is hidden inside a root is hidden by its path: the directories on the way are pinned too,
+ * or `mv .cargo .cargo2` moved a hidden credentials file where the next command's plan did not
+ * look (attack round 31 t09).
+ */
+function pinHiddenInRoots(ctx: SealContext): void {
+  const { out, roots } = ctx;
+  for (const p of [...out.hidden, ...out.hiddenFiles, ...out.hideMore]) {
+    if (roots.some((r) => inside(p, r) && p !== r)) ctx.pinLater.push(p);
   }
 }
 
@@ -794,16 +807,13 @@ async function showInHiddenHome(
 
 /**
  * Hide the XDG base directories moved out of the home (`_xdg_hidden.ts`; attack round 28 f14),
- * showing the toolchains in them read-only where they lie (a link elsewhere is not followed). One
- * in a root is the model's like the rest of the root (a dotfiles workspace; its startup files are
- * kept read-only by `guardXdgStartup`), but in a home that lies in a root (`homesInRoots`, a
- * sealed home), where it is what the home's hidden dot-directories would be; a root inside one is
- * mounted over it.
+ * showing the toolchains in them read-only where they lie (a link elsewhere is not followed),
+ * inside a root too (a dotfiles workspace: attack rounds 30 o08b, o11 and 31 t03); a root inside
+ * one is mounted over it, and one that is a root keeps only its named secrets hidden.
  */
 async function hideRelocatedXdg(
   policy: SandboxPolicy,
   roots: readonly string[],
-  homesInRoots: readonly string[],
   out: HomeMounts,
 ): Promise<void> {
   // The policy's host environment may carry only what commands get: penguin's own counts too.
@@ -819,18 +829,20 @@ async function hideRelocatedXdg(
   ];
   for (const x of found) {
     const real = await realOf(x.dir);
-    if (real === undefined || real === "/" || roots.includes(real)) continue;
+    if (real === undefined || real === "/") continue;
     if (!isDir(real)) continue;
-    const inRoot = roots.some((r) => inside(real, r));
-    if (inRoot && !homesInRoots.some((h) => inside(real, h))) {
-      // In a root (a dotfiles repository as the workspace): the model's to edit, but the home's
-      // secrets there hidden (the credential directories of `$XDG_CONFIG_HOME`, the named ones of
-      // the others): gh, rclone and gcloud tokens were read (attack round 30 o08b, o11).
+    if (roots.includes(real)) {
+      // A root itself (the workspace is the configuration directory): the model's, but the
+      // home's secrets there hidden by name.
       for (const p of await xdgSecrets(real, x.usual, true)) {
         if (!out.hideMore.includes(p)) out.hideMore.push(p);
       }
       continue;
     }
+    // In a root (a dotfiles repository as the workspace) it is hidden whole as well, as the
+    // home's `~/.config` is: a list of credential directories missed eleven programs' tokens
+    // (attack round 31 t03), and the configuration of direnv, wezterm, starship, … there runs at
+    // the user's next use of them (round 30 o11).
     if (!out.hideMore.includes(real)) out.hideMore.push(real);
     for (const target of x.toolchains) {
       const source = await realOf(target);
@@ -966,6 +978,12 @@ function linksIntoRoots(dir: string, roots: readonly string[]): string[] {
 const CONFIG_SECRETS = [
   ...["gh", "gcloud", "rclone", "hub", "op", "doctl", "netlify", "heroku", "glab-cli"],
   ...["containers", "git/credentials", "Code/User/globalStorage", "github-copilot"],
+  // Attack round 31 t03: eleven more programs' tokens were read in a workspace holding them.
+  ...["pip", "sops", "ngrok", "configstore", "hcloud", "stripe", "pypoetry", "msmtp", "helm"],
+  ...["tea", "aerc", "age", "gopass", "rbw", "Bitwarden CLI", "atuin", "mc", "wrangler"],
+  ...["openstack", "scw", "linode-cli", "kaggle", "huggingface", "vercel", "com.vercel.cli"],
+  ...["jira", ".jira", "twilio", "fly", "gitlab", "sentry", "aws", "azure", "docker"],
+  ...["chromium", "google-chrome", "BraveSoftware", "Slack", "discord", "keepassxc", "Signal"],
 ];
 
 /**

@@ -3,8 +3,8 @@
 // `fish/config.fish` and `conf.d`, a desktop session runs `autostart/*.desktop` and systemd's user
 // manager loads `systemd/user`. A real `penguin run` with a scripted model: the model's command
 // appends to and creates each of them and `write_file` tries one, all refused (read-only or held
-// by a stand-in), the files unchanged and no stand-in left behind; a file of the same directory
-// that no program starts stays the model's. Also: such a workspace is refused without
+// by a stand-in), the files unchanged and no stand-in left behind; since attack round 31 t03 the
+// directory is hidden whole, as the home's `~/.config` is. Also: such a workspace is refused without
 // `--allow-home-workspace`, the value exported only by `~/.profile` (the shell snapshot) counts,
 // and the home's own `~/.config/autostart` and `~/.config/systemd/user` linked into a workspace
 // are read-only there.
@@ -60,11 +60,12 @@ async function runTask(
 
 /** Every attempt of {@linkcode ATTEMPTS} on the user's files failed, and nothing of them remains. */
 async function assertHeld(xdg: string, body: string): Promise<void> {
-  for (const n of [1, 2, 3, 4, 5]) {
+  // The directory is hidden whole, as the home's `~/.config` is (round 31 t03): a file no
+  // program starts cannot be made there either.
+  for (const n of [1, 2, 3, 4, 5, 6]) {
     assert.ok(!body.includes(`rc${n}=0`), `attempt ${n} succeeded: ${body.slice(-3000)}`);
     assert.ok(body.includes(`rc${n}=`), `attempt ${n} did not run: ${body.slice(-3000)}`);
   }
-  assert.ok(body.includes("rc6=0"), body.slice(-3000));
   assert.ok(/Refusing to write[^"]*\\"config\/autostart\/y.desktop/.test(body), body.slice(-3000));
   assert.equal(await Deno.readTextFile(join(xdg, "fish", "config.fish")), "set -gx EDITOR vim\n");
   assert.equal(await Deno.readTextFile(join(xdg, "fish", "conf.d", "a.fish")), "set -gx A 1\n");
@@ -74,7 +75,7 @@ async function assertHeld(xdg: string, body: string): Promise<void> {
   );
   // The stand-ins that held the missing ones are gone with the session.
   const left = (await Array.fromAsync(Deno.readDir(xdg))).map((e) => e.name).sort();
-  assert.deepEqual(left, ["fish", "notes.txt"]);
+  assert.deepEqual(left, ["fish"]);
 }
 
 const CALLS = () => [
@@ -120,7 +121,14 @@ Deno.test("run: an XDG_CONFIG_HOME exported only by ~/.profile keeps its startup
       join(home, ".profile"),
       "export XDG_CONFIG_HOME=$HOME/dotfiles/config\n",
     );
-    const r = await runTask(base, home, ws, CALLS(), { env: { XDG_CONFIG_HOME: "" } });
+    // Refused without the flag, as with the variable set (the value is read from the file).
+    const refused = await runTask(base, home, ws, CALLS(), { env: { XDG_CONFIG_HOME: "" } });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /\$XDG_CONFIG_HOME\/fish/);
+    const r = await runTask(base, home, ws, CALLS(), {
+      args: ["--allow-home-workspace"],
+      env: { XDG_CONFIG_HOME: "" },
+    });
     assert.equal(r.code, 0, r.stderr);
     await assertHeld(xdg, r.body);
   } finally {

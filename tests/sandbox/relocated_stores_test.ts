@@ -22,10 +22,91 @@ Deno.test("each tool's variable names what to hide: a directory, a file in it, t
       KUBECONFIG: "/k/a.yaml:/k/b.yaml",
       NETRC: "relative/netrc",
       DOCKER_CONFIG: "/",
-      AWS_CONFIG_FILE: "/etc/aws/config",
+      GOOGLE_APPLICATION_CREDENTIALS: "/etc",
     }).sort(),
-    ["/k/a.yaml", "/k/b.yaml", "/opt/cargo/credentials", "/opt/cargo/credentials.toml", "/srv/gpg"],
+    [
+      "/k/a.yaml",
+      "/k/b.yaml",
+      "/opt/cargo/config",
+      "/opt/cargo/config.toml",
+      "/opt/cargo/credentials",
+      "/opt/cargo/credentials.toml",
+      "/srv/gpg",
+    ],
   );
+});
+
+Deno.test("a store inside a system directory is hidden, never the directory (round 31 t01, t02)", () => {
+  assert.deepEqual(
+    relocatedStorePaths({
+      CARGO_HOME: "/usr/local/cargo",
+      KUBECONFIG: "/etc/app/kubeconfig",
+      AWS_CONFIG_FILE: "/usr",
+      DOCKER_CONFIG: "/srv/docker",
+      HF_TOKEN_PATH: "/srv/hf/token",
+      npm_config_userconfig: "/srv/npmrc",
+      KRB5CCNAME: "FILE:/srv/krb5cc_0",
+      KAGGLE_CONFIG_DIR: "/srv/kaggle",
+    }).sort(),
+    [
+      "/etc/app/kubeconfig",
+      "/srv/docker",
+      "/srv/hf/token",
+      "/srv/kaggle/kaggle.json",
+      "/srv/krb5cc_0",
+      "/srv/npmrc",
+      "/usr/local/cargo/config",
+      "/usr/local/cargo/config.toml",
+      "/usr/local/cargo/credentials",
+      "/usr/local/cargo/credentials.toml",
+    ],
+  );
+});
+
+Deno.test({
+  name: "a store in the workspace stays hidden when a command renames its directory (round 31 t09)",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-store-rename-");
+    try {
+      const ws = join(base, "ws");
+      await Deno.mkdir(join(ws, ".cargo"), { recursive: true });
+      await Deno.mkdir(join(ws, "deep", ".kube"), { recursive: true });
+      await Deno.writeTextFile(join(ws, ".cargo", "credentials.toml"), "token = moved-secret-1\n");
+      await Deno.writeTextFile(join(ws, "deep", ".kube", "config"), "token: moved-secret-2\n");
+      const policy = createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: {
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: ws,
+          CARGO_HOME: join(ws, ".cargo"),
+          KUBECONFIG: join(ws, "deep", ".kube", "config"),
+        },
+      });
+      const run = async (shell: string) => {
+        let out = "";
+        const child = await spawnSandboxed({
+          shell,
+          policy: { ...policy, hideOtherDataRoots: false },
+          onOutput: (chunk) => void (out += chunk),
+        });
+        await child.status;
+        return out;
+      };
+      const moved = await run(
+        "mv .cargo c2; echo rc1=$?; mv deep d2; echo rc2=$?; mv deep/.kube k2; echo rc3=$?",
+      );
+      assert.doesNotMatch(moved, /rc[123]=0/, moved);
+      const read = await run(
+        "cat c2/* d2/.kube/* k2/* .cargo/* deep/.kube/* 2>/dev/null; echo end",
+      );
+      assert.doesNotMatch(read, /moved-secret/, read);
+      assert.match(read, /end/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
 });
 
 Deno.test({
