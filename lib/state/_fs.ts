@@ -296,10 +296,14 @@ export interface RegularFd extends Disposable {
  * The regular file `path` opened for reading without blocking (`O_NONBLOCK`) and checked as
  * opened (`fstat`), links followed. Unlike {@linkcode openRegularFile}, a FIFO put in its place
  * between a look and the open cannot block the open: a `sessions import` whose file the model
- * swapped with a FIFO hung (attack round 29 k06). Throws `Error("… is not a regular file")` for
+ * swapped with a FIFO hung (attack round 29 k06). What is not a regular file before the open is
+ * not opened. Throws `Error("… is not a regular file")` for
  * anything else, and the system's error (with its `code`) when it cannot be opened.
  */
 export function openRegularNow(path: string): RegularFd {
+  // Looked at first: a device is never opened (an open alone may act: a watchdog, a tape's
+  // rewind), whatever the check of what was opened says after (attack round 31, note).
+  if (!Deno.statSync(path).isFile) throw new Error(`"${path}" is not a regular file`);
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   let size: number;
   try {

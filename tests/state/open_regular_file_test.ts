@@ -139,3 +139,31 @@ Deno.test("sessions import of a FIFO in a session file's place is refused at onc
     await assert.rejects(() => readForeignSession(fifo, "codex"), /is not a regular file/);
   });
 });
+
+Deno.test({
+  name: "openRegularNow never opens what is not a regular file, not even for a moment (round 31)",
+  ignore: Deno.build.os !== "linux" || !(() => {
+    try {
+      return Deno.statSync("/usr/bin/setsid").isFile;
+    } catch {
+      return false;
+    }
+  })(),
+  fn: async () => {
+    // `/dev/tty` opened by a process without a controlling terminal fails (ENXIO): what it says
+    // tells whether it was opened. An open of a device may act by itself (a watchdog, a tape).
+    const url = new URL("../../lib/state/_fs.ts", import.meta.url).href;
+    const o = await new Deno.Command("setsid", {
+      args: [
+        Deno.execPath(),
+        "eval",
+        `import { openRegularNow } from ${JSON.stringify(url)};` +
+        `try { openRegularNow("/dev/tty"); } catch (e) { console.log(e.code ?? "", e.message); }`,
+      ],
+      stdin: "null",
+    }).output();
+    const out = new TextDecoder().decode(o.stdout);
+    assert.match(out, /"\/dev\/tty" is not a regular file/, out);
+    assert.doesNotMatch(out, /ENXIO/);
+  },
+});
