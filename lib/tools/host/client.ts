@@ -18,6 +18,7 @@ import { errorMessage } from "../../protocol/errors.ts";
 import { createPolicy, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { SandboxedProcess } from "../../sandbox/_process.ts";
 import { spawnSandboxed } from "../../sandbox/spawn.ts";
+import { resolvePlan } from "../../sandbox/plan.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 
 /** What a call in the tool host is given: the file tools' context with the session's whole sandbox policy. */
@@ -68,6 +69,10 @@ interface Proc {
   key: string;
   /** Identity (device and inode) of the roots when the host started: a replaced root needs a new host. */
   roots: string;
+  /** What its sandbox hid ({@linkcode planShape}) when it started. */
+  shape: string;
+  /** Replaced by a host of another shape: stopped once its calls in flight are done. */
+  retired?: boolean;
   child: Promise<SandboxedProcess>;
   ready: Promise<void>;
   sinks: Map<number, (m: CallMessage) => void>;
@@ -153,13 +158,19 @@ function fail(s: HostState, proc: Proc, why: string): void {
   proc.child.then((c) => c.kill(500)).catch(() => {});
 }
 
-function start(s: HostState, key: string, roots: string, policy: SandboxPolicy): Proc {
+function start(
+  s: HostState,
+  key: string,
+  ident: { roots: string; shape: string },
+  policy: SandboxPolicy,
+): Proc {
   const { promise: ready, resolve: onReady, reject: notReady } = Promise.withResolvers<void>();
   ready.catch(() => {});
   const lines = lineSplitter();
   const proc: Proc = {
     key,
-    roots,
+    roots: ident.roots,
+    shape: ident.shape,
     child: undefined as unknown as Promise<SandboxedProcess>,
     ready,
     sinks: new Map(),
@@ -203,22 +214,63 @@ function start(s: HostState, key: string, roots: string, policy: SandboxPolicy):
   return proc;
 }
 
+/**
+ * What the sandbox of `policy` hides now, as a plan made for a check sees it:
+ * a host keeps the mounts it started with, and one started before the user made a credential
+ * store, another data root or a relocated configuration directory in the workspace let the file
+ * tools read and write there while every command's sandbox hid it (attack round 32 x02–x04, x10).
+ * A call whose shape differs from its host's gets a new host. Undefined when no plan can be made
+ * (the host's own start then says why).
+ */
+async function planShape(policy: SandboxPolicy): Promise<string | undefined> {
+  try {
+    const plan = await resolvePlan(policy, policy.workspace, { check: true });
+    const sorted = (xs: readonly unknown[] | undefined) =>
+      (xs ?? []).map((x) => JSON.stringify(x)).sort();
+    // What it hides: a command renaming directories in a loop changes what is pinned and kept
+    // read-only from one plan to the next, and a new host each call would be refused its plan.
+    return JSON.stringify([
+      plan.roots,
+      sorted(plan.hideDirs),
+      sorted(plan.privateDirs),
+      sorted(plan.hideFiles),
+    ]);
+  } catch {
+    return undefined;
+  }
+}
+
 async function acquire(s: HostState, policy: SandboxPolicy): Promise<Proc> {
   const key = policyKey(policy);
   const roots = await rootIdentity(policy);
+  const shape = await planShape(hostPolicy(policy));
   let proc = s.procs.get(key);
   if (proc && proc.roots !== roots) {
     fail(s, proc, "the workspace or scratchpad directory was replaced");
     proc = undefined;
   }
-  proc ??= start(s, key, roots, policy);
+  // No plan now (a background command churning the tree): the host keeps serving, as before.
+  if (proc && shape !== undefined && proc.shape !== shape) {
+    // Calls in flight finish in the old one; this and later calls go to a new one.
+    retire(s, proc);
+    proc = undefined;
+  }
+  proc ??= start(s, key, { roots, shape: shape ?? "" }, policy);
   clearTimeout(proc.idleTimer);
   proc.busy++;
   return proc;
 }
 
+/** Take `proc` out of use: stopped now when idle, else once its last call in flight is done. */
+function retire(s: HostState, proc: Proc): void {
+  if (s.procs.get(proc.key) === proc) s.procs.delete(proc.key);
+  proc.retired = true;
+  if (proc.busy === 0) fail(s, proc, "its sandbox's mounts changed");
+}
+
 function release(s: HostState, proc: Proc): void {
   proc.busy--;
+  if (proc.retired && proc.busy === 0) return fail(s, proc, "its sandbox's mounts changed");
   if (proc.busy > 0 || proc.dead) return;
   proc.idleTimer = setTimeout(() => fail(s, proc, "idle"), s.idleMs);
   Deno.unrefTimer(proc.idleTimer);
