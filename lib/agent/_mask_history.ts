@@ -101,46 +101,67 @@ export function maskRecord(record: OmniMessage, mask: (s: string) => string): Om
   return maskDropFidelity(record, mask) as OmniMessage;
 }
 
-/** The text a message of a joinable kind holds, and its field. */
-function joinable(m: CompleteMessage): "text" | "thinking" | undefined {
+/** The field of a message whose text an encoder may join with its neighbours' ("text", "thinking"). */
+function textField(m: CompleteMessage): "text" | "thinking" | undefined {
   if (m.type === "text") return "text";
   if (m.type === "thinking") return "thinking";
   return undefined;
 }
 
 /**
- * `messages` (each masked already) where a protocol that joins the texts of one side's run into
- * one string (OpenAI's chat completions: every text of an assistant turn, every reasoning text)
- * would join a secret whole from pieces each too short to mask: an imported Claude Code message
- * split a 14-character vault value 7|7 over two text blocks, and the resumed request held it
- * (attack round 31 s03). Such a run's texts become one message, masked as joined, at the first
- * one's place (its `fidelity` dropped); the same array when no join changes.
+ * `messages` (each masked already) with every secret that two neighbouring texts form together
+ * masked in both. An encoder may join texts that are not neighbours in penguin's history: OpenAI's
+ * chat completions joins every text of an assistant turn, and the Anthropic and Gemini encoders
+ * drop an empty text or a thinking without a signature and merge the turns on either side. An
+ * imported message split a 14-character vault value 7|7, each piece too short to mask, and the
+ * resumed request held it whole (attack rounds 31 s03, 32 v01, v12). So each text (or thinking)
+ * is masked joined with the next one in the history, whatever lies between and whoever wrote
+ * them; a secret across the seam is replaced by its marker in both, each message keeping its
+ * place and role (its `fidelity` dropped). The same array when nothing changed.
  */
-function maskJoinedRuns(
-  messages: CompleteMessage[],
-  mask: (s: string) => string,
-): CompleteMessage[] {
+function maskSeams(messages: CompleteMessage[], mask: (s: string) => string): CompleteMessage[] {
+  // Empty ones are what encoders drop; a thinking between two texts may be dropped too, so each
+  // text meets the next one of any kind and the next text.
+  const at: number[] = [];
+  for (const [k, m] of messages.entries()) {
+    const f = textField(m);
+    if (f !== undefined && (m as unknown as Record<string, string>)[f] !== "") at.push(k);
+  }
+  const pairs: [number, number][] = [];
+  for (const [i, a] of at.entries()) {
+    const next = at[i + 1];
+    if (next !== undefined) pairs.push([a, next]);
+    const kind = textField(messages[a]!);
+    const same = at.slice(i + 1).find((k) => textField(messages[k]!) === kind);
+    if (same !== undefined && same !== next) pairs.push([a, same]);
+  }
   let out = messages;
-  let start = 0;
-  for (let i = 1; i <= out.length; i++) {
-    if (i < out.length && out[i]!.role === out[start]!.role) continue;
-    for (const kind of ["text", "thinking"] as const) {
-      const at: number[] = [];
-      for (let k = start; k < i; k++) if (joinable(out[k]!) === kind) at.push(k);
-      if (at.length < 2) continue;
-      const field = kind === "text" ? "text" : "thinking";
-      const joined = at.map((k) => (out[k] as unknown as Record<string, string>)[field]).join("");
-      const masked = mask(joined);
-      if (masked === joined) continue;
-      const { fidelity: _dropped, ...first } = out[at[0]!] as CompleteMessage & {
-        fidelity?: unknown;
-      };
-      const merged = { ...first, [field]: masked } as CompleteMessage;
-      const drop = new Set(at.slice(1));
-      out = out.map((m, k) => (k === at[0] ? merged : m)).filter((_, k) => !drop.has(k));
-      i -= drop.size;
-    }
-    start = i;
+  const textOf = (k: number) =>
+    (out[k] as unknown as Record<string, string>)[textField(out[k]!)!] ?? "";
+  const withText = (k: number, text: string): CompleteMessage => {
+    const { fidelity: _dropped, ...rest } = out[k] as CompleteMessage & { fidelity?: unknown };
+    return { ...rest, [textField(out[k]!)!]: text } as CompleteMessage;
+  };
+  for (const [a, b] of pairs) {
+    const left = textOf(a);
+    const right = textOf(b);
+    const joined = left + right;
+    const masked = mask(joined);
+    if (masked === joined) continue;
+    // The changed span of the joined text; it crosses the seam when the pieces alone were kept.
+    let p = 0;
+    while (p < joined.length && p < masked.length && joined[p] === masked[p]) p++;
+    let q = 0;
+    while (
+      q < joined.length - p && q < masked.length - p &&
+      joined[joined.length - 1 - q] === masked[masked.length - 1 - q]
+    ) q++;
+    const end = joined.length - q;
+    if (p >= left.length || end <= left.length) continue;
+    const marker = masked.slice(p, masked.length - q);
+    if (out === messages) out = [...messages];
+    out[a] = withText(a, left.slice(0, p) + marker);
+    out[b] = withText(b, marker + right.slice(end - left.length));
   }
   return out;
 }
@@ -154,8 +175,8 @@ export function maskEngineState(
   const mask = (s: string) => maskSecrets(s, secrets);
   const masked: EngineState = {
     ...state,
-    history: maskJoinedRuns(state.history.map((m) => maskMessage(m, mask)), mask),
-    carryOver: maskJoinedRuns(state.carryOver.map((m) => maskMessage(m, mask)), mask),
+    history: maskSeams(state.history.map((m) => maskMessage(m, mask)), mask),
+    carryOver: maskSeams(state.carryOver.map((m) => maskMessage(m, mask)), mask),
   };
   if (state.pendingSummary) {
     masked.pendingSummary = maskDeep(state.pendingSummary, mask) as typeof state.pendingSummary;

@@ -6,14 +6,14 @@
  * `file://localhost/…`, `%2egit`, `link/..`, `/proc/self/cwd/…`, a URL-less remote's name and a
  * gitfile at the URL all reached one (attack rounds 30 n01 and 31 q01–q07). So the whole git
  * directory is looked through, its object store too, for anything git would take for a git
- * directory; one found anywhere but the directory itself, its `modules/` (each submodule git
- * directory is looked at as one of its own) and a linked work tree's `worktrees/<name>` arms the
- * repository. A directory that cannot be listed, or more than {@linkcode MAX_PARKED_ENTRIES}
+ * directory; one found anywhere but the directory itself and its `modules/` (each submodule
+ * git directory is looked at as one of its own) arms the repository, a linked work tree's
+ * `worktrees/<name>` too (round 32 u01). A directory that cannot be listed, or more than {@linkcode MAX_PARKED_ENTRIES}
  * entries, arms it too: what was not looked at could hold one.
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { join } from "node:path";
 import { listDirNow } from "./_look.ts";
 import { isGitDir } from "./_git_dir_shape.ts";
 
@@ -34,12 +34,18 @@ export function parkedRepoIn(dir: string): string | undefined {
       return `${at} inside the git directory ${dir} cannot be listed, and could hold a repository`;
     }
     const kinds = new Map(entries.map((e) => [e.name, e]));
-    const worktreeAdmin = basename(dirname(at)) === "worktrees" && dirname(dirname(at)) === dir;
-    if (at !== dir && !worktreeAdmin && isGitDir(at, (n) => kinds.get(n))) {
+    // A linked work tree's admin directory (`worktrees/<name>`) counts too: git pushes to it as
+    // to any repository, with the hooks its `commondir` leads to (attack round 32 u01).
+    if (at !== dir && isGitDir(at, (n) => kinds.get(n))) {
       return `${at} is a repository parked inside the git directory ${dir}: git runs its hooks ` +
         "when a remote or a path names it (the user's push)";
     }
     for (const e of entries) {
+      // A name that is not UTF-8 (read with U+FFFD) cannot be looked into by it (u13).
+      if (e.name.includes("\uFFFD")) {
+        return `${join(at, e.name)} inside the git directory ${dir} has a name that is not ` +
+          "UTF-8, which penguin cannot look into";
+      }
       if (++seen > MAX_PARKED_ENTRIES) {
         return `the git directory ${dir} holds more than ${MAX_PARKED_ENTRIES} entries, too many ` +
           "to look through for a repository parked in it";

@@ -83,7 +83,7 @@ export function relocatedStorePaths(env: Record<string, string | undefined>): st
     const values = store.kind === "files"
       ? v.split(":")
       : name === "KRB5CCNAME"
-      ? [v.replace(/^(FILE|DIR):/, "")]
+      ? [v.replace(/^(FILE|DIR)::?/, "")]
       : [v];
     for (const raw of values) {
       const p = usable(raw);

@@ -15,6 +15,7 @@
  * @module
  */
 import type { SystemConfig } from "../state/system_config.ts";
+import { shownEndpoint } from "./_endpoint_shown.ts";
 
 /** The resolved export settings. */
 export interface TelemetryConfig {
@@ -110,7 +111,8 @@ export function resolveTelemetry(
     parsed = null;
   }
   if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    warn(`telemetry is off: ${source} ${JSON.stringify(raw)} is not an http(s) URL`);
+    // Named as messages name an endpoint: its query may hold a token (round 32 v11a).
+    warn(`telemetry is off: ${source} (${shownEndpoint(raw)}) is not an http(s) URL`);
     return null;
   }
   const headers: Record<string, string> = { ...(t?.otlp?.headers ?? {}) };

@@ -205,11 +205,18 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
   for (const s of usable) {
     // Its Unicode normal forms too: a value given decomposed (NFD) and printed composed (NFC), or
     // the other way, is the same text to a reader (attack round 31 s01b).
+    // Pieces by the value as given: another form's code units are not its characters (a
+    // 10-character key is 12 units decomposed, and was masked in pieces: round 32 v04), so a
+    // piece of another form counts from twice as long, as the byte readings do.
+    const pieces = s.value.length >= FRAGMENT_SECRET_LENGTH;
     for (const value of normalForms(s.value)) {
       if (seen.has(value)) continue;
       seen.add(value);
-      const pieces = value.length >= FRAGMENT_SECRET_LENGTH;
-      const least = pieces ? FRAGMENT_LENGTH : value.length;
+      const least = !pieces
+        ? value.length
+        : value === s.value
+        ? FRAGMENT_LENGTH
+        : Math.min(2 * FRAGMENT_LENGTH, value.length);
       const prefix = pieces ? publicPrefixLength(value, least, s.kind) : 0;
       const reach = pieces ? prefix + least : 0;
       out.push({ value, marker: secretMarker(s), least, reach, prefix, encoded: false });

@@ -46,3 +46,17 @@ Deno.test("an API key keeps its format's leading words as public prefix", () => 
   assert.equal(publicPrefixLength("tok_live_Ab3dEf6hIj9kLm", 8, "api_key"), 9);
   assert.equal(publicPrefixLength("ghp_Ab3dEf6hIj9kLmNo", 8, "vault"), 4);
 });
+
+Deno.test("a short value's other normal form is masked whole only, not in pieces (round 32 v04)", () => {
+  const key = "\u00c4rger-\u00d6l-1"; // 10 characters: masked only whole
+  const nfd = key.normalize("NFD"); // 12 code units
+  const secret = { kind: "api_key" as const, name: "K", value: key };
+  assert.equal(maskSecrets(nfd, [secret]), "[redacted:api_key:K]");
+  assert.equal(maskSecrets(`x${nfd.slice(0, 9)}`, [secret]), `x${nfd.slice(0, 9)}`);
+  // A long one's other form: a piece counts from 16 code units, never from 8.
+  const long = "\u00c4rger-\u00d6l-\u00fcber-Stra\u00dfe-99";
+  const longNfd = long.normalize("NFD");
+  const s2 = { kind: "vault" as const, name: "L", value: long };
+  assert.equal(maskSecrets(`<${longNfd.slice(2, 12)}>`, [s2]), `<${longNfd.slice(2, 12)}>`);
+  assert.equal(maskSecrets(`<${longNfd.slice(2, 18)}>`, [s2]), "<[redacted:vault:L]>");
+});

@@ -119,6 +119,15 @@ Deno.test("penguin run: a repository parked anywhere in a .git arms it, however 
             "git -C deep remote add origin /proc/self/cwd/.git/objects/ab/evil",
             "deep",
           ),
+          // A linked work tree's admin directory is a repository too (round 32 u01).
+          make(
+            "wt",
+            "worktrees/evil",
+            'git -C wt remote add origin "file://localhost$PWD/wt/.git/worktrees/evil"',
+            "wt",
+          ),
+          // A name that is not UTF-8 cannot be looked into (u13).
+          make("raw", "objects/ab/$(printf 'x\\377')", "true", "raw"),
           make(
             "gitfile",
             "refs/evil",
@@ -132,7 +141,7 @@ Deno.test("penguin run: a repository parked anywhere in a .git arms it, however 
     const { o, outputs } = await attack(w, steps);
     assert.match(outputs, /planted/);
     assert.match(o.stderr, /parked inside the git directory/);
-    const dirs = ["host", "pct", "deep", "gitfile"];
+    const dirs = ["host", "pct", "deep", "wt", "raw", "gitfile"];
     for (const dir of dirs) {
       assert.equal(await exists(join(w.ws, dir, ".git-disarmed-by-penguin")), true, dir);
       await hostGit(w, join(w.ws, dir), ["push", "-q", "origin", "HEAD:refs/heads/x"]);

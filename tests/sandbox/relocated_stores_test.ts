@@ -46,6 +46,7 @@ Deno.test("a store inside a system directory is hidden, never the directory (rou
       HF_TOKEN_PATH: "/srv/hf/token",
       npm_config_userconfig: "/srv/npmrc",
       KRB5CCNAME: "FILE:/srv/krb5cc_0",
+      KRB5_CONFIG: "/ignored",
       KAGGLE_CONFIG_DIR: "/srv/kaggle",
     }).sort(),
     [
@@ -159,4 +160,9 @@ Deno.test({
       await Deno.remove(base, { recursive: true });
     }
   },
+});
+
+Deno.test("KRB5CCNAME's DIR:: form names one cache file (round 32 x11)", () => {
+  assert.deepEqual(relocatedStorePaths({ KRB5CCNAME: "DIR::/srv/krb/tkt" }), ["/srv/krb/tkt"]);
+  assert.deepEqual(relocatedStorePaths({ KRB5CCNAME: "DIR:/srv/krb" }), ["/srv/krb"]);
 });

@@ -70,7 +70,10 @@ Deno.test("telemetry config: the traces variable as is, the base one plus /v1/tr
   assert.equal(cfg({ endpoint: "http://x:1" })?.url, "http://x:1/v1/traces");
   assert.equal(cfg({ endpoint: "http://x:1", traces_endpoint: "http://y/t" })?.url, "http://y/t");
   assert.equal(cfg({ endpoint: "x:1" }), null);
-  assert.match(warn.at(-1)!, /telemetry is off: telemetry\.otlp\.endpoint "x:1" is not an http/);
+  assert.match(
+    warn.at(-1)!,
+    /telemetry is off: telemetry\.otlp\.endpoint \(x:\/\/1\) is not an http/,
+  );
   assert.equal(cfg({ endpoint: "http://x" })?.includeContent, false);
   assert.deepEqual(parseOtlpHeaders("k=v=w", w), { k: "v=w" });
 });
@@ -79,4 +82,24 @@ Deno.test("the binary's permission set lets penguin read every telemetry variabl
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
   const allow: string[] = config.permissions.penguin.env.allow;
   assert.deepEqual(TELEMETRY_ENV.filter((n) => !allow.includes(n)), []);
+});
+
+Deno.test("an endpoint that is no http(s) URL is named without its query (round 32 v11a)", () => {
+  for (
+    const endpoint of [
+      "grpc://collector:4317/?token=tokQ9Hn4Bv7Ck2",
+      "host:4318/v1?api_key=tokQ9Hn4Bv7Ck2",
+    ]
+  ) {
+    const warned: string[] = [];
+    const got = resolveTelemetry(
+      (n) => (n === "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" ? endpoint : undefined),
+      undefined,
+      (l) => warned.push(l),
+    );
+    assert.equal(got, null);
+    assert.equal(warned.length, 1);
+    assert.match(warned[0]!, /is not an http\(s\) URL/);
+    assert.ok(!warned[0]!.includes("tokQ9Hn4"), warned[0]);
+  }
 });
