@@ -40,7 +40,11 @@ const GLOB = /[*?[]/;
 
 /** The words of `text`: split at whitespace, quotes and shell punctuation. */
 function words(text: string): string[] {
-  return text.split(/[\s"'`;|&()<>=,]+/).filter((w) => w !== "");
+  // `$HOME` and `${HOME}` read as `~`: ssh runs `ProxyCommand` and `Match exec` through the
+  // user's shell, which expands them (attack round 32 w05).
+  return text.split(/[\s"'`;|&()<>=,]+/).filter((w) => w !== "").map((w) =>
+    w.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, "~")
+  );
 }
 
 /** `word` as an absolute path (`~` and `%d` are the home), or undefined. */

@@ -151,3 +151,12 @@ export function sudoHomes(home: string | undefined): string[] {
   const h = sudoUserHome(passwd, user, home);
   return h === undefined ? [] : [h];
 }
+
+/**
+ * The home `/etc/passwd` gives the account `name` (git's and the shell's `~name/`), or undefined.
+ */
+export function accountHome(name: string): string | undefined {
+  const passwd = tryOr(() => readTextNow("/etc/passwd"), "");
+  const h = accounts(passwd).find((a) => a.name === name)?.home.replace(/\/+$/, "");
+  return h !== undefined && h.startsWith("/") ? h || "/" : undefined;
+}

@@ -31,6 +31,8 @@
  * @module
  */
 import { readRegularNow } from "./_look.ts";
+import { accountHome } from "./_user_homes.ts";
+import { startupValues } from "./_startup_values.ts";
 import { dirname, isAbsolute, join } from "node:path";
 import { type ConfigEntry, gitBoolean, parseGitConfig } from "./git_config_parse.ts";
 import { physicalPath } from "./git_path.ts";
@@ -150,6 +152,19 @@ function baseFiles(
   add(env("GIT_CONFIG_GLOBAL"), "global");
   const xdg = env("XDG_CONFIG_HOME");
   if (xdg) add(join(xdg, "git", "config"), "global");
+  // And what the user's startup files set them to: penguin started without them (cron, an IDE,
+  // bash where the user's shell is zsh) read another global configuration than the user's git
+  // will, and the `core.hooksPath` there ran the model's hook at the user's commit (attack round
+  // 32 w01). Protecting more is the safe side.
+  for (const e of startupValues(opts.home, ["GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"])) {
+    add(
+      e["GIT_CONFIG_SYSTEM"] ?? e["GIT_CONFIG_GLOBAL"],
+      e["GIT_CONFIG_SYSTEM"] ? "system" : "global",
+    );
+  }
+  for (const e of startupValues(opts.home, ["XDG_CONFIG_HOME"])) {
+    add(join(e["XDG_CONFIG_HOME"]!, "git", "config"), "global");
+  }
   if (opts.home) {
     add(join(opts.home, ".config", "git", "config"), "global");
     add(join(opts.home, ".gitconfig"), "global");
@@ -279,7 +294,13 @@ function expandPath(value: string, home: string | undefined, prefixes: string[])
   if (value === "~" || value.startsWith("~/")) {
     return home ? [home + value.slice(1)] : [];
   }
-  if (value.startsWith("~")) return []; // ~user/: another user's home
+  if (value.startsWith("~")) {
+    // `~user/`: that account's home, as git expands it (attack round 32 u02: an include of
+    // `~alice/proj/team.gitconfig` was left writable, and its fsmonitor ran).
+    const m = /^~([^/]+)(\/.*)?$/s.exec(value);
+    const h = m ? accountHome(m[1]!) : undefined;
+    return h !== undefined ? [h + (m![2] ?? "")] : [];
+  }
   if (value.startsWith("%(prefix)/")) return prefixes.map((p) => join(p, value.slice(10)));
   return [value];
 }

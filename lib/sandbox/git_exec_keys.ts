@@ -207,15 +207,29 @@ export interface ExecTarget {
   why?: string;
 }
 
-/** The words of shell command `cmd` that may name paths. */
+/**
+ * The words of shell command `cmd` that may name paths; `$HOME` and `${HOME}` at a word's start
+ * read as `~` (git runs the command through `sh -c`, which expands them: a `textconv`, an alias,
+ * `core.fsmonitor` or `core.sshCommand` naming `$HOME/proj/x` left `x` writable, and the user's
+ * git ran the model's code: attack round 32 w06). Other variables are not known here.
+ */
 export function commandWords(cmd: string): string[] {
   const words: string[] = [];
   for (const raw of cmd.split(/[\s;|&()<>`'"!]+/)) {
     if (raw === "") continue;
     const parts = raw.startsWith("-") ? raw.split("=").slice(1) : raw.split("=");
-    for (const w of parts) if (w !== "" && !w.startsWith("-") && !w.startsWith("$")) words.push(w);
+    for (const part of parts) {
+      const w = homeWord(part);
+      if (w !== "" && !w.startsWith("-") && !w.startsWith("$")) words.push(w);
+    }
   }
   return words;
+}
+
+/** `word` with a leading `$HOME` or `${HOME}` as `~`. */
+export function homeWord(word: string): string {
+  const m = /^(?:\$HOME|\$\{HOME\})(?=\/|$)/.exec(word);
+  return m ? "~" + word.slice(m[0].length) : word;
 }
 
 /** A Python interpreter's name: `python`, `python3`, `python3.12`, `pypy3`. */

@@ -4,6 +4,7 @@
 // commands' words that name paths.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { accountHome } from "../../lib/sandbox/_user_homes.ts";
 import { parseGitConfig } from "../../lib/sandbox/git_config_parse.ts";
 import { resolveGitConfig, wildmatchRegExp } from "../../lib/sandbox/git_config.ts";
 import {
@@ -306,4 +307,14 @@ Deno.test("resolver: an include hidden behind a NUL is followed, its keys read",
       JSON.stringify(targets),
     );
     assert.ok(c.errors.some((e) => e.includes("a NUL byte")), c.errors.join("\n"));
+  }));
+
+Deno.test("resolver: an include of ~user/ is that account's home, as git expands it (round 32 u02)", () =>
+  withLayout(async (l) => {
+    const name = "penguin-no-such-file.gitconfig";
+    await l.put("home/.gitconfig", `[include]\n\tpath = ~root/${name}\n`);
+    const files = (await l.resolve()).files.map((f) => f.path);
+    const rootHome = accountHome("root");
+    assert.ok(rootHome, "root has a home in /etc/passwd");
+    assert.ok(files.includes(join(rootHome, name)), files.join("\n"));
   }));

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, type GitAccess, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { GIT_EXEC_KEYS } from "../../lib/sandbox/git_exec_keys.ts";
+import { commandWords, GIT_EXEC_KEYS } from "../../lib/sandbox/git_exec_keys.ts";
 import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { run } from "../tools/_support.ts";
@@ -240,4 +240,12 @@ Deno.test("(read-only git) an onbranch: include for another branch cannot be pla
     await hostGit(r, ["status"]);
     assert.equal(await exists(r.marker), false);
   });
+});
+
+Deno.test("commandWords reads $HOME and ${HOME} at a word's start as ~ (round 32 w06)", () => {
+  assert.deepEqual(commandWords("sh -c $HOME/proj/conv.sh --x=${HOME}/a $PWD/b"), [
+    "sh",
+    "~/proj/conv.sh",
+    "~/a",
+  ]);
 });

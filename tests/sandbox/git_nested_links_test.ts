@@ -160,3 +160,35 @@ Deno.test("penguin run: a gitdir include through a link penguin never sees still
     assert.equal(commit.code, 0, commit.out);
     assert.equal(await exists(marker), false, "the user's commit ran the model's hook");
   }));
+
+Deno.test("penguin run: a global configuration only a startup file names still protects its hooks path (round 32 w01)", () =>
+  withWorld(async (w) => {
+    const marker = ranMarker(w, "startup-global");
+    // The user's zsh names the global configuration; penguin runs without the variable.
+    await Deno.mkdir(join(w.home, "cfg"), { recursive: true });
+    await Deno.writeTextFile(
+      join(w.home, ".zshenv"),
+      "export GIT_CONFIG_GLOBAL=$HOME/cfg/gitconfig\n",
+    );
+    await Deno.writeTextFile(join(w.home, "cfg", "gitconfig"), "[core]\n\thooksPath = ci/hooks\n");
+    await hostGit(w, w.ws, ["init", "-q"]);
+    const { outputs } = await attack(w, [
+      exec(
+        `mkdir -p ci/hooks && ${hook(marker)} > ci/hooks/pre-commit && ` +
+          "chmod 755 ci/hooks/pre-commit; echo tried",
+      ),
+    ]);
+    assert.match(outputs, /tried/);
+    const env = { GIT_CONFIG_GLOBAL: join(w.home, "cfg", "gitconfig") };
+    const origin = await hostRun(w.home, w.ws, "git", ["config", "core.hooksPath"], env);
+    assert.equal(origin.stdout.trim(), "ci/hooks", "the user's git reads that configuration");
+    const commit = await hostRun(
+      w.home,
+      w.ws,
+      "git",
+      ["commit", "-q", "--allow-empty", "-m", "x"],
+      env,
+    );
+    assert.equal(commit.code, 0, commit.out);
+    assert.equal(await exists(marker), false, "the user's commit ran the model's hook");
+  }));

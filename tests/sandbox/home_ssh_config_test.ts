@@ -84,3 +84,34 @@ Deno.test("ssh's glob and relative Includes and %d paths into the workspace are 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("ssh config paths written $HOME/… or ${HOME}/… are read-only too (round 32 w05)", async () => {
+  useTestRunDir();
+  const base = await visibleTempDir("penguin-ssh-home-var-");
+  try {
+    const home = join(base, "home");
+    const ws = join(home, "proj");
+    await Deno.mkdir(join(ws, "ssh"), { recursive: true });
+    await Deno.mkdir(join(home, ".ssh"), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(join(ws, "ssh", "proxy.sh"), "#!/bin/sh\n");
+    await Deno.writeTextFile(join(ws, "ssh", "match.sh"), "#!/bin/sh\n");
+    await Deno.writeTextFile(
+      join(home, ".ssh", "config"),
+      'Match exec "${HOME}/proj/ssh/match.sh"\n  User me\n' +
+        "Host jump\n  ProxyCommand $HOME/proj/ssh/proxy.sh %h %p\n",
+      { mode: 0o600 },
+    );
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    });
+    const shell = "echo evil > ssh/proxy.sh; echo evil > ssh/match.sh; echo end";
+    const out = (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
+    assert.match(out, /end/);
+    assert.equal(await Deno.readTextFile(join(ws, "ssh", "proxy.sh")), "#!/bin/sh\n");
+    assert.equal(await Deno.readTextFile(join(ws, "ssh", "match.sh")), "#!/bin/sh\n");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
