@@ -226,8 +226,7 @@ export async function homeMounts(
   for (const h of hiddenHomes) {
     await showInHiddenHome(h, policy, roots, { allHidden, elsewhere }, out);
   }
-  await hideRelocatedXdg(policy, roots, out);
-  hideRelocatedStores(policy, roots, out);
+  const relocated = await hideRelocated(policy, roots, out);
   // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
@@ -264,6 +263,9 @@ export async function homeMounts(
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = startupHomesOf(homeDir ? home : undefined, sealed, policy.home);
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
+  // A link on the way to a relocated store or XDG directory in a root: re-pointed, the next plan
+  // hid the decoy it then led to (attack round 32 u11, u12b, x08).
+  guardWalks(relocated, ctx, relocatedLinkRefusal);
   await guardXdgStartup(xdgConfigHomes(policy.env, policy.home), ctx);
   await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);
   pinHiddenInRoots(ctx);
@@ -312,7 +314,15 @@ async function hideSealedToolchainCredentials(
 function pinHiddenInRoots(ctx: SealContext): void {
   const { out, roots } = ctx;
   for (const p of [...out.hidden, ...out.hiddenFiles, ...out.hideMore]) {
-    if (roots.some((r) => inside(p, r) && p !== r)) ctx.pinLater.push(p);
+    if (roots.some((r) => inside(p, r) && p !== r)) {
+      ctx.pinLater.push(p);
+      continue;
+    }
+    // Named from outside through a link into a root: where it lies is pinned (round 32 x14).
+    const real = realPathOrNone(p);
+    if (real !== undefined && real !== p && roots.some((r) => inside(real, r) && real !== r)) {
+      ctx.pinLater.push(real);
+    }
   }
 }
 
@@ -805,6 +815,18 @@ async function showInHiddenHome(
   }
 }
 
+/** Hide the relocated XDG directories and credential stores; the paths hidden, as named. */
+async function hideRelocated(
+  policy: SandboxPolicy,
+  roots: readonly string[],
+  out: HomeMounts,
+): Promise<string[]> {
+  return [
+    ...await hideRelocatedXdg(policy, roots, out),
+    ...hideRelocatedStores(policy, roots, out),
+  ];
+}
+
 /**
  * Hide the XDG base directories moved out of the home (`_xdg_hidden.ts`; attack round 28 f14),
  * showing the toolchains in them read-only where they lie (a link elsewhere is not followed),
@@ -815,7 +837,7 @@ async function hideRelocatedXdg(
   policy: SandboxPolicy,
   roots: readonly string[],
   out: HomeMounts,
-): Promise<void> {
+): Promise<string[]> {
   // The policy's host environment may carry only what commands get: penguin's own counts too.
   // And the values the login shell exports (`~/.profile`), which the user's own shells have
   // though penguin was started without them (attack round 29 l07).
@@ -827,6 +849,7 @@ async function hideRelocatedXdg(
     // `~/.bashrc`'s interactive guard: attack round 30 o03).
     ...startupValues(policy.home, XDG_NAMES).flatMap((e) => relocatedXdgDirs(e, policy.home)),
   ];
+  const hidden: string[] = [];
   for (const x of found) {
     const real = await realOf(x.dir);
     if (real === undefined || real === "/") continue;
@@ -844,6 +867,7 @@ async function hideRelocatedXdg(
     // (attack round 31 t03), and the configuration of direnv, wezterm, starship, … there runs at
     // the user's next use of them (round 30 o11).
     if (!out.hideMore.includes(real)) out.hideMore.push(real);
+    hidden.push(x.dir);
     for (const target of x.toolchains) {
       const source = await realOf(target);
       if (source === undefined || source !== join(real, relative(x.dir, target))) continue;
@@ -855,6 +879,7 @@ async function hideRelocatedXdg(
       if (p !== real && !out.hideMore.includes(p)) out.hideMore.push(p);
     }
   }
+  return hidden;
 }
 
 /**
@@ -883,17 +908,32 @@ function hideRelocatedStores(
   policy: SandboxPolicy,
   roots: readonly string[],
   out: HomeMounts,
-): void {
+): string[] {
   const envs = [
     policy.env.host ?? {},
     ownStoreEnv(),
     policy.env.login ?? {},
     ...startupValues(policy.home, Object.keys(CREDENTIAL_VARS)),
   ];
+  const hidden: string[] = [];
   for (const p of new Set(envs.flatMap(relocatedStorePaths))) {
     if (roots.some((r) => inside(r, p)) || lstatOrNone(p) === undefined) continue;
     if (!out.hideMore.includes(p)) out.hideMore.push(p);
+    hidden.push(p);
   }
+  return hidden;
+}
+
+/** The refusal when a link on the way to a relocated store or XDG directory lies directly in a root. */
+function relocatedLinkRefusal(path: string, link: string, root: string): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: "${path}", which a variable names as a credential store or XDG directory ` +
+      `to hide, is reached through the symbolic link "${link}", which lies directly in the ` +
+      `writable root "${root}"; a command could re-point the link, and the next command's ` +
+      `sandbox would hide where it then leads instead. Set the variable to the real path (where ` +
+      `the link leads), or use a workspace that does not hold the link`,
+  );
 }
 
 /**

@@ -166,3 +166,59 @@ Deno.test("KRB5CCNAME's DIR:: form names one cache file (round 32 x11)", () => {
   assert.deepEqual(relocatedStorePaths({ KRB5CCNAME: "DIR::/srv/krb/tkt" }), ["/srv/krb/tkt"]);
   assert.deepEqual(relocatedStorePaths({ KRB5CCNAME: "DIR:/srv/krb" }), ["/srv/krb"]);
 });
+
+Deno.test({
+  name:
+    "a store reached through a link in the workspace cannot be re-pointed away (round 32 u11, x08, x14)",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-store-links-");
+    try {
+      const ws = join(base, "ws");
+      for (const d of ["envs/dev/cargo", "sub", "tools/kube", "top/cargo"]) {
+        await Deno.mkdir(join(ws, d), { recursive: true });
+      }
+      await Deno.writeTextFile(join(ws, "envs/dev/cargo/credentials.toml"), "linked-secret-1\n");
+      await Deno.writeTextFile(join(ws, "tools/kube/config"), "linked-secret-2\n");
+      await Deno.writeTextFile(join(ws, "top/cargo/credentials.toml"), "linked-secret-3\n");
+      // A link below the workspace's top, and one outside it leading in.
+      await Deno.symlink("../envs/dev", join(ws, "sub", "env"));
+      await Deno.symlink(join(ws, "tools", "kube"), join(base, "kube-link"));
+      const run = async (env: Record<string, string>, shell: string) => {
+        const policy = createPolicy({
+          workspace: ws,
+          home: "",
+          hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws, ...env },
+        });
+        let out = "";
+        const child = await spawnSandboxed({
+          shell,
+          policy: { ...policy, hideOtherDataRoots: false },
+          onOutput: (chunk) => void (out += chunk),
+        });
+        await child.status;
+        return out;
+      };
+      const env = {
+        CARGO_HOME: join(ws, "sub", "env", "cargo"),
+        KUBECONFIG: join(base, "kube-link", "config"),
+      };
+      const moved = await run(
+        env,
+        "rm sub/env; echo rc1=$?; ln -sfn /tmp sub/env; echo rc2=$?; mv tools/kube tools/k2; echo rc3=$?",
+      );
+      assert.doesNotMatch(moved, /rc[123]=0/, moved);
+      const read = await run(env, "cat envs/dev/cargo/* tools/*/config 2>/dev/null; echo end");
+      assert.doesNotMatch(read, /linked-secret/, read);
+      assert.match(read, /end/);
+      // A link directly in the workspace cannot be kept from being re-pointed: refused.
+      await Deno.symlink("top", join(ws, "env2"));
+      await assert.rejects(
+        () => run({ CARGO_HOME: join(ws, "env2", "cargo") }, "true"),
+        /reached through the symbolic link .*env2/,
+      );
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
