@@ -266,7 +266,7 @@ export async function homeMounts(
   // A link on the way to a relocated store or XDG directory in a root: re-pointed, the next plan
   // hid the decoy it then led to (attack round 32 u11, u12b, x08).
   guardWalks(relocated, ctx, relocatedLinkRefusal);
-  await guardXdgStartup(xdgConfigHomes(policy.env, policy.home), ctx);
+  await guardXdgStartup(xdgConfigHomes(policy.env, policy.home, otherXdgConfigs(policy)), ctx);
   await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);
   pinHiddenInRoots(ctx);
   // Last, once every hidden and read-only path is known (a pinned directory inside one would
@@ -480,6 +480,13 @@ async function hideLinkTarget(real: string, ctx: SealContext): Promise<void> {
 function protectInRoots(real: string, ctx: SealContext): void {
   if (!ctx.out.protect.includes(real)) ctx.out.protect.push(real);
   ctx.pinLater.push(real);
+}
+
+/** The `XDG_CONFIG_HOME` values the startup files of the user's other homes set (round 32 u08). */
+function otherXdgConfigs(policy: SandboxPolicy): string[] {
+  return otherUserHomes(policy.home).flatMap((h) =>
+    startupValues(h, ["XDG_CONFIG_HOME"]).map((e) => e["XDG_CONFIG_HOME"]!)
+  );
 }
 
 /**
@@ -848,6 +855,10 @@ async function hideRelocatedXdg(
     // And what startup files the snapshot's `bash -l` does not run assign (`~/.zshenv`, below
     // `~/.bashrc`'s interactive guard: attack round 30 o03).
     ...startupValues(policy.home, XDG_NAMES).flatMap((e) => relocatedXdgDirs(e, policy.home)),
+    // And the user's other homes' (the sudo user's `~/.profile`: attack round 32 u08).
+    ...otherUserHomes(policy.home).flatMap((h) =>
+      startupValues(h, XDG_NAMES).flatMap((e) => relocatedXdgDirs(e, h))
+    ),
   ];
   const hidden: string[] = [];
   for (const x of found) {

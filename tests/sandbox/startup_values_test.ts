@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
 import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
-import { assignmentsIn, expandValue } from "../../lib/sandbox/_startup_values.ts";
+import { assignmentsIn, expandValue, startupValues } from "../../lib/sandbox/_startup_values.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
@@ -92,4 +92,70 @@ Deno.test({
       await Deno.remove(base, { recursive: true });
     }
   },
+});
+
+Deno.test("assignmentsIn: the other spellings of round 32 u05, u14", () => {
+  const text = [
+    "export -- CARGO_HOME=/a",
+    'KUBECONFIG+=":/b"',
+    'GNUPGHOME="/c"/gpg',
+    "export \\",
+    "XDG_DATA_HOME=/d",
+    "setenv XDG_STATE_HOME /e",
+    "SETUVAR --export XDG_CONFIG_HOME:/f\\x2fg",
+    '$env.XDG_CACHE_HOME = "/h"',
+    "$HF_HOME = '/i'",
+    "set-env PULUMI_HOME /j",
+    "set E:COMPOSER_HOME = /k",
+    ". ~/.bash_aliases; source ~/.config/sh/*.sh",
+  ].join("\n");
+  const got = assignmentsIn(text);
+  for (
+    const [name, value] of [
+      ["CARGO_HOME", "/a"],
+      ["KUBECONFIG", ":/b"],
+      ["GNUPGHOME", "/c/gpg"],
+      ["XDG_DATA_HOME", "/d"],
+      ["XDG_STATE_HOME", "/e"],
+      ["XDG_CONFIG_HOME", "/f/g"],
+      ["XDG_CACHE_HOME", "/h"],
+      ["HF_HOME", "/i"],
+      ["PULUMI_HOME", "/j"],
+      ["COMPOSER_HOME", "/k"],
+    ]
+  ) {
+    assert.ok(
+      got.some(([n, v]) => n === name && v === value),
+      `${name}=${value}: ${JSON.stringify(got)}`,
+    );
+  }
+});
+
+Deno.test("startupValues follows sourced files, globs and fish's files (round 32 u05, u14)", async () => {
+  const home = await Deno.makeTempDir({ prefix: "penguin-startup-follow-" });
+  try {
+    await put(
+      join(home, ".bashrc"),
+      ". ~/.bash_aliases\nfor f in ~/.config/sh/*.sh; do :; done\nsource ~/.config/sh/*.sh\n",
+    );
+    await put(join(home, ".bash_aliases"), "export CARGO_HOME=/srv/a-cargo\n");
+    await put(join(home, ".config", "sh", "env.sh"), "export KUBECONFIG=/srv/b-kube\n");
+    await put(join(home, ".config", "fish", "conf.d", "x.fish"), "set -gx GNUPGHOME /srv/c-gpg\n");
+    await put(
+      join(home, ".config", "fish", "fish_variables"),
+      "SETUVAR --export XDG_CONFIG_HOME:/srv/d\\x2dcfg\n",
+    );
+    const got = startupValues(home, ["CARGO_HOME", "KUBECONFIG", "GNUPGHOME", "XDG_CONFIG_HOME"]);
+    assert.deepEqual(
+      got.map((e) => Object.entries(e)[0]!.join("=")).sort(),
+      [
+        "CARGO_HOME=/srv/a-cargo",
+        "GNUPGHOME=/srv/c-gpg",
+        "KUBECONFIG=/srv/b-kube",
+        "XDG_CONFIG_HOME=/srv/d-cfg",
+      ],
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });
