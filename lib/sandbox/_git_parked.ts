@@ -13,15 +13,34 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { listDirNow } from "./_look.ts";
 import { isGitDir } from "./_git_dir_shape.ts";
 
 /** Entries of a git directory looked through (the object store's loose objects included). */
 export const MAX_PARKED_ENTRIES = 200_000;
 
+/** A repository parked in a git directory, or why the look was cut short. */
+export interface Parked {
+  /** The parked git directory, when one was found. */
+  path?: string;
+  why: string;
+}
+
 /** Why the git directory `dir` holds a repository parked in it; undefined when none. */
 export function parkedRepoIn(dir: string): string | undefined {
+  return findParkedRepo(dir)?.why;
+}
+
+/**
+ * The first repository parked in the git directory `dir`, or why the look was cut short;
+ * undefined when none. `own` names directories (relative to `dir`) not taken for parked ones,
+ * though what they hold is looked through: a writable root's own `worktrees/<name>`.
+ */
+export function findParkedRepo(
+  dir: string,
+  own: (rel: string) => boolean = () => false,
+): Parked | undefined {
   const queue = [dir];
   let seen = 0;
   while (queue.length > 0) {
@@ -31,24 +50,33 @@ export function parkedRepoIn(dir: string): string | undefined {
       entries = listDirNow(at);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) continue;
-      return `${at} inside the git directory ${dir} cannot be listed, and could hold a repository`;
+      return {
+        why: `${at} inside the git directory ${dir} cannot be listed, and could hold a repository`,
+      };
     }
     const kinds = new Map(entries.map((e) => [e.name, e]));
     // A linked work tree's admin directory (`worktrees/<name>`) counts too: git pushes to it as
     // to any repository, with the hooks its `commondir` leads to (attack round 32 u01).
-    if (at !== dir && isGitDir(at, (n) => kinds.get(n))) {
-      return `${at} is a repository parked inside the git directory ${dir}: git runs its hooks ` +
-        "when a remote or a path names it (the user's push)";
+    if (at !== dir && !own(relative(dir, at)) && isGitDir(at, (n) => kinds.get(n))) {
+      return {
+        path: at,
+        why: `${at} is a repository parked inside the git directory ${dir}: git runs its hooks ` +
+          "when a remote or a path names it (the user's push)",
+      };
     }
     for (const e of entries) {
       // A name that is not UTF-8 (read with U+FFFD) cannot be looked into by it (u13).
       if (e.name.includes("\uFFFD")) {
-        return `${join(at, e.name)} inside the git directory ${dir} has a name that is not ` +
-          "UTF-8, which penguin cannot look into";
+        return {
+          why: `${join(at, e.name)} inside the git directory ${dir} has a name that is not ` +
+            "UTF-8, which penguin cannot look into",
+        };
       }
       if (++seen > MAX_PARKED_ENTRIES) {
-        return `the git directory ${dir} holds more than ${MAX_PARKED_ENTRIES} entries, too many ` +
-          "to look through for a repository parked in it";
+        return {
+          why: `the git directory ${dir} holds more than ${MAX_PARKED_ENTRIES} entries, too many ` +
+            "to look through for a repository parked in it",
+        };
       }
       if (!e.isDirectory || (at === dir && e.name === "modules")) continue;
       queue.push(join(at, e.name));

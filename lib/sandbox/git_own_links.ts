@@ -12,7 +12,9 @@
  *
  * @module
  */
-import { relative } from "node:path";
+import { join, relative } from "node:path";
+import { findParkedRepo } from "./_git_parked.ts";
+import { lstatOrNone } from "./_look.ts";
 import { gitDirLinks, MAX_GIT_DIR_ENTRIES } from "./_git_dir_traps.ts";
 import { GIT_GUARDED_ENTRIES } from "./git_guard.ts";
 import { renameAside } from "./git_nested.ts";
@@ -88,8 +90,47 @@ export async function disarmOwnGitLinks(
         to === "",
       );
     }
+    await disarmParked(dir, out);
   }
   return out;
+}
+
+/** Parked repositories disarmed in one git directory at most, per call. */
+const MAX_PARKED_DISARMED = 16;
+
+/**
+ * A repository parked in the writable git directory `dir` (a remote of a repository a command made
+ * names it, and git runs its `pre-receive` at the user's push: attack round 32 u10) stops being
+ * one: its `HEAD` (and `commondir`) renamed aside, said at the session's end. The root's own linked
+ * work trees (`worktrees/<name>`) and submodules (`modules/`) are the user's.
+ */
+async function disarmParked(dir: string, out: { from: string; to: string }[]): Promise<void> {
+  for (let i = 0; i < MAX_PARKED_DISARMED; i++) {
+    const found = findParkedRepo(dir, (rel) => /^worktrees\/[^/]+$/.test(rel));
+    if (found === undefined) return;
+    if (found.path === undefined) {
+      stuck = `${found.why}. No command runs until it is gone; or run without --git-writable`;
+      noteSessionEnd(`[penguin] ${stuck}`, true);
+      return;
+    }
+    for (const name of ["HEAD", "commondir"]) {
+      const from = join(found.path, name);
+      if (lstatOrNone(from) === undefined) continue;
+      const to = await renameAsideOrNone(from);
+      out.push({ from, to });
+      noteSessionEnd(
+        to === ""
+          ? `[penguin] could not rename "${from}": ${found.why}; remove it before you push`
+          : `[penguin] renamed "${from}" to "${to}": ${found.why}`,
+        to === "",
+      );
+      if (to === "") {
+        stuck = `"${found.path}" is a repository parked in your git directory, and penguin could ` +
+          "not disarm it. No command runs until it is gone: remove it";
+        return;
+      }
+    }
+  }
 }
 
 /** Why no command may start ({@linkcode disarmOwnGitLinks}, tried again now), or undefined. */

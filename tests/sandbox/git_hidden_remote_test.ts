@@ -148,3 +148,24 @@ Deno.test("penguin run: a repository parked anywhere in a .git arms it, however 
     }
     assert.deepEqual(await ranOf(w, dirs), []);
   }));
+
+Deno.test("penguin run --git-writable: a repository parked in the workspace's own .git is disarmed (round 32 u10)", () =>
+  withWorld(async (w) => {
+    const m = ranMarker(w, "own");
+    await hostGit(w, w.ws, ["init", "-q"]);
+    const steps = [
+      exec(
+        `${ident}; git init -q --bare .git/objects/evil && ${
+          hook(m)
+        } > .git/objects/evil/hooks/pre-receive` +
+          " && chmod 755 .git/objects/evil/hooks/pre-receive && git init -q sub && " +
+          "git -C sub commit -q --allow-empty -m x && " +
+          'git -C sub remote add origin "file://localhost$PWD/.git/objects/evil" && echo planted',
+      ),
+    ];
+    const { o, outputs } = await attack(w, steps, { extraArgs: ["--git-writable"] });
+    assert.match(outputs, /planted/);
+    assert.match(o.stderr, /parked inside the git directory/);
+    await hostGit(w, join(w.ws, "sub"), ["push", "-q", "origin", "HEAD:refs/heads/x"]);
+    assert.deepEqual(await ranOf(w, ["own"]), []);
+  }));
