@@ -402,6 +402,62 @@ function namedIn(
   }
 }
 
+/** zsh's startup files in `$ZDOTDIR`. */
+const ZSH_FILES = [".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout"];
+
+/** Variables of one file followed at most. */
+const MAX_VARIABLES = 64;
+
+/**
+ * The variables `text` sets to an absolute path (`~`, `$HOME` and the ones set before expanded):
+ * `B=~/.config/bash; . "$B/init.sh"` sources `~/.config/bash/init.sh` (attack round 32 u04). The
+ * last value of each; `HOME` and `PATH` are not taken.
+ */
+function pathVariables(text: string, home: string): Map<string, string> {
+  const vars = new Map<string, string>();
+  const re =
+    /(?:^|[\s;&|(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)*|typeset\s+(?:-\w+\s+)*)?([A-Za-z_][A-Za-z0-9_]*)=("[^"\n]*"|'[^'\n]*'|[^\s;&|()`'"]+)/g;
+  for (const m of text.matchAll(re)) {
+    const name = m[1]!;
+    if (name === "HOME" || name === "PATH" || (!vars.has(name) && vars.size >= MAX_VARIABLES)) {
+      continue;
+    }
+    const raw = m[2]!.replace(/^(["'])(.*)\1$/s, "$2");
+    const value = expandHome(withVariables(raw, vars), home);
+    if (value.startsWith("/") && !/[$`*?[]/.test(value)) vars.set(name, join(value));
+  }
+  return vars;
+}
+
+/** `text` with `$NAME` and `${NAME}` of `vars` replaced by their values. */
+function withVariables(text: string, vars: ReadonlyMap<string, string>): string {
+  if (vars.size === 0) return text;
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (m, a?: string, b?: string) => vars.get((a ?? b)!) ?? m,
+  );
+}
+
+/**
+ * The directories whose files a glob in the last component of a word names (`~/x/*.sh`), when
+ * what comes before it is an absolute path.
+ */
+function globDirs(tokens: readonly Token[], home: string): string[] {
+  const out: string[] = [];
+  for (const t of tokens) {
+    if (!("word" in t)) continue;
+    for (const w of t.words) {
+      const p = expandHome(w, home);
+      const slash = p.lastIndexOf("/");
+      if (slash <= 0 || !/[*?[]/.test(p.slice(slash + 1))) continue;
+      const dir = p.slice(0, slash);
+      if (!dir.startsWith("/") || /[$*?[`]/.test(dir) || out.length >= MAX_NAMED_PER_FILE) continue;
+      if (!out.includes(join(dir))) out.push(join(dir));
+    }
+  }
+  return out;
+}
+
 /**
  * The paths the startup file text `text` sources and names (at most
  * {@linkcode MAX_NAMED_PER_FILE} named), `~`/`$HOME`/`${HOME}` standing for
@@ -422,11 +478,23 @@ export function startupTextPaths(
   };
   const exact = new Set<string>();
   const dotted = new Set<string>();
-  const { tokens, comments } = lex(text);
+  const vars = pathVariables(text, home);
+  const { tokens, comments } = lex(withVariables(text, vars));
   namedIn(tokens, home, within, add, exact, 0, dotted);
   // Commented-out lines are read too: a path they name is the user's all the same.
   for (const c of comments) namedIn(lex(c, false).tokens, home, within, add, exact, 0, dotted);
   const sourced = sourcedIn(tokens, home, dotted);
+  // A glob's directory (`for f in ~/.config/bashrc.d/*.sh`, `source ~/x/*.sh`): every file in it,
+  // and zsh's files in a `ZDOTDIR` the text sets (attack round 32 u04, w08).
+  // Only under the home or a root: a system directory's many files would take the reading's budget.
+  for (const dir of globDirs(tokens, home)) {
+    if (![home, ...within].some((b) => inside(dir, b)) || sourced.includes(dir)) continue;
+    sourced.push(dir);
+  }
+  const zdot = vars.get("ZDOTDIR");
+  if (zdot !== undefined) {
+    for (const f of ZSH_FILES) if (!sourced.includes(join(zdot, f))) sourced.push(join(zdot, f));
+  }
   const exactNamed = [...exact].filter((p) => named.has(p));
   return { sourced, named: [...named], exact: exactNamed, dotted: [...dotted], overflow };
 }

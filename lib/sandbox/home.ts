@@ -389,7 +389,8 @@ function tooManyNames(file: string, limit: number): PenguinError {
  * `unfollowed`). Paths under the directories of `within` (the writable roots
  * of a sandbox) are named like those under the home. The files read first are
  * those of {@linkcode STARTUP_TEXT_PATHS} (logout, fish, X session files
- * too). Paths built from other variables, globs and the like are not seen.
+ * too). A variable the file sets to a path, a glob in a path's last component and a `ZDOTDIR`
+ * are followed (`_source_lines.ts`); paths built from other variables are not seen.
  * Throws when a file names more than `MAX_NAMED_PER_FILE` paths, or all
  * together more than {@linkcode MAX_NAMED}.
  */
