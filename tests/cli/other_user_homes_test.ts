@@ -11,14 +11,7 @@ import { turn } from "../support/model_server.ts";
 import { penguinArgv, penguinEnv } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { BWRAP_USABLE as bwrap } from "../sandbox/_bwrap.ts";
-
-const unshareHere = Deno.build.os === "linux" && Deno.uid() === 0 && (() => {
-  try {
-    return Deno.statSync("/usr/bin/unshare").isFile;
-  } catch {
-    return false;
-  }
-})();
+import { FAKE_ACCOUNT_USABLE, runWithAccount } from "../support/fake_account.ts";
 
 /** `penguin run` of the scripted task as root under doas by `dora` (home `user`), her account in a
  * fake `/etc/passwd` bind-mounted in a mount namespace of the test's own. */
@@ -27,36 +20,20 @@ async function runAs(
   user: string,
   extra: string[] = [],
 ): Promise<{ code: number; out: string }> {
-  const passwd = join(sb.base, "passwd");
-  await Deno.writeTextFile(
-    passwd,
-    (await Deno.readTextFile("/etc/passwd")) + `dora:x:4321:4321::${user}:/bin/bash\n`,
-  );
-  const o = await new Deno.Command("unshare", {
-    args: [
-      "-m",
-      "--propagation",
-      "private",
-      "bash",
-      "-c",
-      'mount --bind "$0" /etc/passwd && exec "$@"',
-      passwd,
-      Deno.execPath(),
-      ...penguinArgv(),
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      ...extra,
-      "--approve",
-      "allow-all",
-      "-m",
-      "go",
-    ],
-    env: penguinEnv({ DOAS_USER: "dora" }),
-    stdin: "null",
-  }).output();
+  const o = await runWithAccount(sb.base, `dora:x:4321:4321::${user}:/bin/bash`, [
+    Deno.execPath(),
+    ...penguinArgv(),
+    "--root",
+    sb.root,
+    "run",
+    "--workspace",
+    sb.workspace,
+    ...extra,
+    "--approve",
+    "allow-all",
+    "-m",
+    "go",
+  ], { env: penguinEnv({ DOAS_USER: "dora" }) });
   return {
     code: o.code,
     out: new TextDecoder().decode(o.stdout) + new TextDecoder().decode(o.stderr),
@@ -65,7 +42,7 @@ async function runAs(
 
 Deno.test({
   name: "under doas, what the user's gitconfig includes and shell sources stays read-only",
-  ignore: !bwrap || !unshareHere,
+  ignore: !bwrap || !FAKE_ACCOUNT_USABLE,
   fn: async () => {
     const cmd = "printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n' >> team.gitconfig; " +
       "echo 'touch /tmp/y' >> env.sh; echo tried";
@@ -95,7 +72,7 @@ Deno.test({
 Deno.test({
   name:
     "under doas, the user's XDG_CONFIG_HOME in the workspace keeps its git config read-only (round 32 u08)",
-  ignore: !bwrap || !unshareHere,
+  ignore: !bwrap || !FAKE_ACCOUNT_USABLE,
   fn: async () => {
     const cmd = "printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n' >> config/git/config; " +
       "cat config/gh/hosts.yml; echo tried";

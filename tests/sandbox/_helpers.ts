@@ -1,5 +1,11 @@
 // Shared helpers for the sandbox tests.
-import { createPolicy, type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { join } from "node:path";
+import {
+  createPolicy,
+  type SandboxedProcess,
+  type SandboxPolicy,
+  spawnSandboxed,
+} from "../../lib/sandbox/mod.ts";
 import { withWorkspace } from "../support/roots.ts";
 
 export { visibleTempDir } from "../support/roots.ts";
@@ -116,4 +122,22 @@ export async function eventually(pred: () => boolean, tries = 200): Promise<bool
     await new Promise((r) => setTimeout(r, 50));
   }
   return pred();
+}
+
+/** Write `text` at `path`, making its directories. */
+export async function putFile(path: string, text: string): Promise<void> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+/** What the sandboxed `shell` printed under `policy` (other data roots not hidden), once ended. */
+export async function shellOutput(policy: SandboxPolicy, shell: string): Promise<string> {
+  let out = "";
+  const child = await spawnSandboxed({
+    shell,
+    policy: { ...policy, hideOtherDataRoots: false },
+    onOutput: (chunk) => void (out += chunk),
+  });
+  await child.status;
+  return out;
 }

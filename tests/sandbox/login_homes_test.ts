@@ -10,6 +10,7 @@ import { loginHomes } from "../../lib/sandbox/_user_homes.ts";
 import { REPO } from "../support/cli.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { visibleTempDir } from "./_helpers.ts";
+import { FAKE_ACCOUNT_USABLE, runWithAccount } from "../support/fake_account.ts";
 
 const PASSWD = "root:x:0:0:root:/root:/bin/bash\n" +
   "daemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n" +
@@ -24,17 +25,9 @@ Deno.test("loginHomes: every login account's home but penguin's own, never a sys
   assert.deepEqual(loginHomes("", "/root"), []);
 });
 
-const unshareHere = Deno.build.os === "linux" && Deno.uid() === 0 && (() => {
-  try {
-    return Deno.statSync("/usr/bin/unshare").isFile;
-  } catch {
-    return false;
-  }
-})();
-
 Deno.test({
   name: "as root, a login account's home is hidden from commands without any sudo variable",
-  ignore: !bwrap || !unshareHere,
+  ignore: !bwrap || !FAKE_ACCOUNT_USABLE,
   fn: async () => {
     const base = await visibleTempDir("penguin-login-homes-");
     try {
@@ -44,11 +37,6 @@ Deno.test({
       await Deno.mkdir(ws);
       await Deno.writeTextFile(join(user, ".npmrc"), "//registry/:_authToken=CAROL-TOKEN\n");
       await Deno.chmod(join(user, ".npmrc"), 0o644);
-      const passwd = join(base, "passwd");
-      await Deno.writeTextFile(
-        passwd,
-        (await Deno.readTextFile("/etc/passwd")) + `carol:x:4321:4321::${user}:/bin/bash\n`,
-      );
       const url = (p: string) => JSON.stringify(pathToFileURL(join(REPO, p)).href);
       const script = join(base, "run.ts");
       await Deno.writeTextFile(
@@ -67,24 +55,16 @@ await child.status;
 console.log(JSON.stringify(out));
 `,
       );
-      const o = await new Deno.Command("unshare", {
-        args: [
-          "-m",
-          "--propagation",
-          "private",
-          "bash",
-          "-c",
-          'mount --bind "$0" /etc/passwd && exec "$1" run -A --config "$2" "$3" "$4" "$5"',
-          passwd,
-          Deno.execPath(),
-          join(REPO, "deno.json"),
-          script,
-          ws,
-          join(user, ".npmrc"),
-        ],
-        cwd: REPO,
-        env: { SUDO_USER: "", DOAS_USER: "", PKEXEC_UID: "" },
-      }).output();
+      const o = await runWithAccount(base, `carol:x:4321:4321::${user}:/bin/bash`, [
+        Deno.execPath(),
+        "run",
+        "-A",
+        "--config",
+        join(REPO, "deno.json"),
+        script,
+        ws,
+        join(user, ".npmrc"),
+      ], { cwd: REPO, env: { SUDO_USER: "", DOAS_USER: "", PKEXEC_UID: "" } });
       const text = new TextDecoder().decode(o.stdout);
       assert.ok(o.success, new TextDecoder().decode(o.stderr));
       const out = JSON.parse(text.trim().split("\n").at(-1)!) as string;

@@ -9,7 +9,7 @@ import { createPolicy } from "../../lib/sandbox/policy.ts";
 import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { relocatedStorePaths } from "../../lib/sandbox/_relocated_stores.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
-import { visibleTempDir } from "./_helpers.ts";
+import { putFile, shellOutput, visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 
 useTestRunDir();
@@ -85,16 +85,7 @@ Deno.test({
           KUBECONFIG: join(ws, "deep", ".kube", "config"),
         },
       });
-      const run = async (shell: string) => {
-        let out = "";
-        const child = await spawnSandboxed({
-          shell,
-          policy: { ...policy, hideOtherDataRoots: false },
-          onOutput: (chunk) => void (out += chunk),
-        });
-        await child.status;
-        return out;
-      };
+      const run = (shell: string) => shellOutput(policy, shell);
       const moved = await run(
         "mv .cargo c2; echo rc1=$?; mv deep d2; echo rc2=$?; mv deep/.kube k2; echo rc3=$?",
       );
@@ -118,10 +109,7 @@ Deno.test({
     try {
       const ws = join(base, "ws");
       await Deno.mkdir(ws);
-      const put = async (rel: string, text: string) => {
-        await Deno.mkdir(join(base, rel, ".."), { recursive: true });
-        await Deno.writeTextFile(join(base, rel), text);
-      };
+      const put = (rel: string, text: string) => putFile(join(base, rel), text);
       await put("cargo/credentials.toml", "token = store-secret-1\n");
       await put("cargo/registry/cache.txt", "cache-ok\n");
       await put("docker/config.json", '{"auths":"store-secret-2"}\n');
@@ -190,14 +178,7 @@ Deno.test({
           home: "",
           hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws, ...env },
         });
-        let out = "";
-        const child = await spawnSandboxed({
-          shell,
-          policy: { ...policy, hideOtherDataRoots: false },
-          onOutput: (chunk) => void (out += chunk),
-        });
-        await child.status;
-        return out;
+        return await shellOutput(policy, shell);
       };
       const env = {
         CARGO_HOME: join(ws, "sub", "env", "cargo"),

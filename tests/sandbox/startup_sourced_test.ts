@@ -5,10 +5,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
-import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { startupTextPaths } from "../../lib/sandbox/_source_lines.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
-import { visibleTempDir } from "./_helpers.ts";
+import { putFile as put, shellOutput, visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 
 useTestRunDir();
@@ -31,11 +30,6 @@ Deno.test("startupTextPaths: a glob's directory, a variable's path and ZDOTDIR's
   // A system directory's glob is not followed (its files would take the reading's budget).
   assert.ok(!startupTextPaths("for f in /etc/x.d/*.sh; do :; done", "/home/u").sourced.length);
 });
-
-async function put(path: string, text: string): Promise<void> {
-  await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, text);
-}
 
 Deno.test({
   name: "files sourced through a glob, a variable or ZDOTDIR stay read-only to commands",
@@ -60,15 +54,12 @@ Deno.test({
         home,
         hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: home },
       });
-      let out = "";
-      const child = await spawnSandboxed({
-        shell: "echo x >> env.sh; echo rc1=$?; echo x >> env2.sh; echo rc2=$?; " +
+      const out = await shellOutput(
+        policy,
+        "echo x >> env.sh; echo rc1=$?; echo x >> env2.sh; echo rc2=$?; " +
           "echo x >> zsh/.zshrc; echo rc3=$?; echo x > zsh/.zprofile; echo rc4=$?; " +
           "echo mine > other.txt; echo rc5=$?",
-        policy: { ...policy, hideOtherDataRoots: false },
-        onOutput: (chunk) => void (out += chunk),
-      });
-      await child.status;
+      );
       assert.doesNotMatch(out, /rc[1-4]=0/, out);
       assert.match(out, /rc5=0/);
       assert.equal(await Deno.readTextFile(join(ws, "env.sh")), "export A=1\n");

@@ -6,10 +6,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
-import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { assignmentsIn, expandValue, startupValues } from "../../lib/sandbox/_startup_values.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
-import { visibleTempDir } from "./_helpers.ts";
+import { putFile as put, shellOutput, visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 
 useTestRunDir();
@@ -45,11 +44,6 @@ Deno.test("expandValue: the home and defaults expanded; anything else left out",
   assert.equal(expandValue("", "/home/a"), undefined);
 });
 
-async function put(path: string, text: string): Promise<void> {
-  await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, text);
-}
-
 Deno.test({
   name: "what ~/.zshenv, ~/.bashrc past its guard, fish and environment.d move is hidden",
   ignore: !bwrap,
@@ -78,14 +72,11 @@ Deno.test({
         home,
         hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: home },
       });
-      let out = "";
-      const child = await spawnSandboxed({
-        shell: `cat ${cfg}/gh/hosts.yml ${data}/keyrings/login.keyring ${cargo}/credentials.toml ` +
+      const out = await shellOutput(
+        policy,
+        `cat ${cfg}/gh/hosts.yml ${data}/keyrings/login.keyring ${cargo}/credentials.toml ` +
           `${state}/zsh/history 2>/dev/null; echo mine > here.txt && cat here.txt`,
-        policy: { ...policy, hideOtherDataRoots: false },
-        onOutput: (chunk) => void (out += chunk),
-      });
-      await child.status;
+      );
       assert.doesNotMatch(out, /startupsecret/, out);
       assert.match(out, /mine/);
     } finally {

@@ -6,29 +6,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
-import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
-import { exists, visibleTempDir } from "./_helpers.ts";
+import { exists, putFile, shellOutput, visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 import { runCli } from "../support/cli.ts";
 
 useTestRunDir();
 
-async function put(path: string, text: string): Promise<void> {
-  await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, text);
-}
-
-async function run(shell: string, policy: ReturnType<typeof createPolicy>): Promise<string> {
-  let out = "";
-  const child = await spawnSandboxed({
-    shell,
-    policy: { ...policy, hideOtherDataRoots: false },
-    onOutput: (chunk) => void (out += chunk),
-  });
-  await child.status;
-  return out;
-}
+const put = putFile;
+const run = (shell: string, policy: ReturnType<typeof createPolicy>) => shellOutput(policy, shell);
 
 Deno.test({
   name: "relocated XDG directories are hidden, their toolchains shown, a workspace in one kept",
