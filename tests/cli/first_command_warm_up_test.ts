@@ -59,12 +59,13 @@ async function setUp(prefix: string): Promise<Setup> {
   await Deno.mkdir(ws);
   await Deno.writeTextFile(join(home, ".cache", "pip", ".netrc"), `password ${NETRC_SECRET}\n`);
   await Deno.writeTextFile(join(home, ".cache", "pip", "wheel-ok.txt"), "WheelOkWarm5Tg\n");
-  // The marks are named through a variable: a path a startup file names literally in a writable
-  // root is held read-only (a stand-in while missing), which would keep the profile from writing.
+  // The marks are named through a command's output: a path a startup file names in a writable
+  // root, literally or through a variable the file sets, is held read-only (a stand-in while
+  // missing), which would keep the profile from writing.
   await Deno.writeTextFile(
     join(home, ".profile"),
     [
-      `w='${ws}'`,
+      `w=$(printf %s '${ws}')`,
       `: > "$w/login-started"`,
       `while [ ! -e "$w/go" ]; do sleep 0.05; done`,
       `: > "$w/login-saw-request"`,

@@ -57,12 +57,14 @@ async function withHome(
   }
 }
 
+// The profile writes its marks through a command's output: a path the startup files name in the
+// workspace, literally or through a variable they set, is held read-only for the session.
 const NOISY = (ws: string) => ({
   ".bash_profile": [
     `echo "pyenv: cannot rehash: /root/.pyenv/shims isn't writable" >&2`,
     "echo profile says hello",
     "export FROM_PROFILE=profile-value",
-    `w=${ws}; echo ran >> "$w/profile-runs"`,
+    `w=$(printf %s '${ws}'); echo ran >> "$w/profile-runs"`,
     ". ~/.bashrc",
     "",
   ].join("\n"),
@@ -70,7 +72,7 @@ const NOISY = (ws: string) => ({
     "echo bashrc noise >&2",
     "export FROM_BASHRC='two words'",
     'export PATH="$HOME/bin:$PATH"',
-    `w=${ws}; echo ran >> "$w/bashrc-runs"`,
+    `w=$(printf %s '${ws}'); echo ran >> "$w/bashrc-runs"`,
     "",
   ].join("\n"),
   // The snapshot keeps only PATH entries that exist.
@@ -113,7 +115,7 @@ Deno.test("concurrent first commands share one run of the login profile", async 
 
 Deno.test("a slow .bashrc is paid once: the second command does not run it", async () => {
   await withHome((ws) => ({
-    ".bashrc": `sleep 0.5\nw=${ws}; echo slow >> "$w/slow-runs"\nexport SLOW=done\n`,
+    ".bashrc": `sleep 0.5\nw=$(printf %s '${ws}'); echo slow >> "$w/slow-runs"\nexport SLOW=done\n`,
     ".bash_profile": ". ~/.bashrc\n",
   }), async ({ ctx, ws }) => {
     const first = await call(ctx, "exec_command", { description: "e", cmd: "echo $SLOW" });
